@@ -1,0 +1,38 @@
+package io.timingwheel;
+
+import java.util.List;
+
+/** Where due tasks go to run: the executor's own {@link WorkerPool}, or an {@link ExternalDispatcher}. */
+interface Dispatcher {
+    /** Hands over one due task (from a producer for zero delays, or from the master). */
+    void dispatch(ScheduledTask<?> task);
+
+    /** Hands over {@code count} due tasks linked through {@code next}, starting at {@code first} (master only). */
+    void dispatchAll(ScheduledTask<?> first, int count);
+
+    /** Starts a worker if fewer than the core size run, as the JDK does on every schedule. */
+    void prestart();
+
+    /** @return true if no task waits here and none runs */
+    boolean isQuiescent();
+
+    /** Moves every task that waits here but has not started into {@code sink}. */
+    void drainUnstartedTo(List<ScheduledTask<?>> sink);
+
+    /** Copies the tasks that wait here but have not started into {@code sink}. */
+    void snapshotTo(List<ScheduledTask<?>> sink);
+
+    /** Interrupts every thread running a task (for {@code shutdownNow}). */
+    void interruptWorkers();
+
+    /** Stops for good if {@link #isQuiescent()}; later tasks are cancelled. @return true if stopped */
+    boolean tryTerminate();
+
+    int poolSize();
+
+    int activeCount();
+
+    long completedCount();
+
+    int queuedCount();
+}

@@ -1,0 +1,369 @@
+package io.timingwheel;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
+ * again, cancellations and commands) into the wheel, advances the wheel, hands due tasks to the {@link Dispatcher},
+ * and sleeps until the next deadline.
+ *
+ * <h2>Sleeping and waking</h2>
+ * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
+ * <ul>
+ *   <li>{@code wakeAt} is the time the master will wake by itself ({@link #AWAKE} while it is running). A producer
+ *       whose task is due earlier swaps it to AWAKE and unparks the master: one producer per sleep does.</li>
+ *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
+ *       sleep ({@code deepSleep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
+ *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
+ *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
+ *   <li>Before parking, the master publishes {@code wakeAt} and {@code deepSleep} and then checks the inbox; a
+ *       producer offers and then reads them. All four are sequentially consistent, so either the master sees the
+ *       new node or the producer sees that it must wake the master: no wake-up is lost.</li>
+ * </ul>
+ * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
+ */
+final class MasterLoop implements Runnable {
+    /** {@link #wakeAt} while the master is awake: no producer needs to wake it. */
+    static final long AWAKE = Long.MIN_VALUE;
+
+    private static final VarHandle WAKE_AT;
+    private static final VarHandle DEEP_SLEEP;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            WAKE_AT = lookup.findVarHandle(MasterLoop.class, "wakeAt", long.class);
+            DEEP_SLEEP = lookup.findVarHandle(MasterLoop.class, "deepSleep", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final TimingWheelExecutor owner;
+    private final TimingWheel wheel;
+    private final Dispatcher dispatcher;
+    private final MpscNodeQueue inbox = new MpscNodeQueue();
+    private final long lazyWakeNanos;
+
+    private volatile long wakeAt = AWAKE;
+    private volatile boolean deepSleep;
+    private volatile Thread thread;
+
+    /** Set when the master thread has left its loop for good; commands posted later never run. */
+    private volatile boolean exited;
+
+    /** The wheel's size as of the master's last turn, for cheap approximate counts. */
+    private volatile int wheelSizeApprox;
+
+    /** Due tasks collected by one advance, linked through {@code next}, handed over in one batch. */
+    private ScheduledTask<?> batchHead;
+    private ScheduledTask<?> batchTail;
+    private int batchSize;
+
+    private final TimingWheel.NodeSink collectDue = this::collectDue;
+
+    MasterLoop(TimingWheelExecutor owner, TimingWheel wheel, Dispatcher dispatcher, long lazyWakeNanos) {
+        this.owner = owner;
+        this.wheel = wheel;
+        this.dispatcher = dispatcher;
+        this.lazyWakeNanos = lazyWakeNanos;
+    }
+
+    void setThread(Thread thread) {
+        this.thread = thread;
+    }
+
+    int wheelSizeApprox() {
+        return wheelSizeApprox;
+    }
+
+    /**
+     * Runs a command on the master thread and waits for it.
+     *
+     * @return false if the master had already exited, so the command did not run
+     */
+    boolean runCommand(Command command) {
+        postUrgent(command);
+        return command.await(this);
+    }
+
+    // -- producer side ----------------------------------------------------------------------------------------------
+
+    /** Publishes a task whose deadline is in the future (any thread). */
+    void submit(ScheduledTask<?> task) {
+        inbox.offer(task);
+        long sleepsUntil = wakeAt;
+        if (task.deadline < sleepsUntil) {
+            if (WAKE_AT.compareAndSet(this, sleepsUntil, AWAKE)) {
+                LockSupport.unpark(thread);
+            }
+        } else if (deepSleep) {
+            wakeFromDeepSleep();
+        }
+    }
+
+    /** Publishes work that can wait a little: a cancellation (any thread). */
+    void post(TimerNode node) {
+        inbox.offer(node);
+        if (deepSleep) {
+            wakeFromDeepSleep();
+        }
+    }
+
+    /** Publishes a command and wakes the master at once (any thread). */
+    void postUrgent(TimerNode node) {
+        inbox.offer(node);
+        wake();
+    }
+
+    /** Wakes the master at once, e.g. to decide on termination (any thread). */
+    void wake() {
+        wakeAt = AWAKE;
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    private void wakeFromDeepSleep() {
+        if (DEEP_SLEEP.compareAndSet(this, true, false)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    // -- master thread ----------------------------------------------------------------------------------------------
+
+    @Override
+    public void run() {
+        try {
+            for (;;) {
+                try {
+                    if (turn()) {
+                        return;
+                    }
+                } catch (Throwable t) {
+                    // The master must never die: whatever went wrong was one node's business, not the loop's.
+                    owner.reportInternalFailure("master loop", t);
+                }
+            }
+        } finally {
+            exited = true;
+        }
+    }
+
+    /** One turn of the loop. @return true when the executor has terminated */
+    private boolean turn() {
+        wakeAt = AWAKE;
+        deepSleep = false;
+        boolean drained = drainInbox();
+        long now = owner.now();
+        if (now >= wheel.nextDeadlineBound()) {
+            wheel.advance(now, collectDue);
+            flushBatch();
+        }
+        wheelSizeApprox = wheel.size();
+        if (owner.isShutdown() && tryTerminate()) {
+            return true;
+        }
+        sleep(now, drained);
+        return false;
+    }
+
+    private boolean drainInbox() {
+        boolean drained = false;
+        for (TimerNode node; (node = inbox.poll()) != null; ) {
+            drained = true;
+            accept(node);
+        }
+        return drained;
+    }
+
+    private void accept(TimerNode node) {
+        if (node instanceof ScheduledTask) {
+            ScheduledTask<?> task = (ScheduledTask<?>) node;
+            if (!task.isPending()) {
+                owner.leftPending(task); // cancelled before the master saw it
+            } else if (!owner.canRunInCurrentState(task)) {
+                owner.leftPending(task);
+                task.cancel(false);
+            } else {
+                wheel.add(task);
+            }
+        } else if (node instanceof CancelRequest) {
+            ScheduledTask<?> task = ((CancelRequest) node).task;
+            if (wheel.remove(task)) {
+                owner.leftPending(task);
+            }
+        } else {
+            ((Command) node).run(this);
+        }
+    }
+
+    private void collectDue(TimerNode node) {
+        ScheduledTask<?> task = (ScheduledTask<?>) node;
+        if (!task.isPending()) {
+            owner.leftPending(task);
+            return;
+        }
+        if (batchTail == null) {
+            batchHead = task;
+        } else {
+            batchTail.next = task;
+        }
+        batchTail = task;
+        batchSize++;
+    }
+
+    private void flushBatch() {
+        if (batchHead != null) {
+            ScheduledTask<?> first = batchHead;
+            int count = batchSize;
+            batchHead = batchTail = null;
+            batchSize = 0;
+            dispatcher.dispatchAll(first, count);
+        }
+    }
+
+    private void sleep(long now, boolean drained) {
+        long next = wheel.nextDeadlineBound();
+        long until = drained ? Math.min(next, now + lazyWakeNanos) : next;
+        wakeAt = until;
+        deepSleep = until - now > lazyWakeNanos;
+        if (!inbox.isEmpty()) {
+            Thread.onSpinWait(); // a producer is linking a node: it will be there in a moment
+            return;
+        }
+        if (until == TimingWheel.NONE) {
+            LockSupport.park(this);
+        } else {
+            long nanos = until - owner.now();
+            if (nanos > 0) {
+                LockSupport.parkNanos(this, nanos);
+            }
+        }
+    }
+
+    /**
+     * Terminates once nothing can run any more: the wheel and inbox are empty and the workers are idle. The workers
+     * are checked before the inbox: a worker that goes idle has already published any periodic task it re-queued.
+     */
+    private boolean tryTerminate() {
+        if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()) {
+            return false;
+        }
+        if (!dispatcher.tryTerminate()) {
+            return false;
+        }
+        owner.markTerminated();
+        // Producers that passed the state check before termination may still offer: cancel what arrives now;
+        // whatever arrives later, its producer cancels itself after seeing TERMINATED.
+        for (TimerNode node; (node = inbox.poll()) != null || !inbox.isEmpty(); ) {
+            if (node instanceof ScheduledTask) {
+                owner.leftPending((ScheduledTask<?>) node);
+                ((ScheduledTask<?>) node).cancel(false);
+            } else if (node instanceof Command) {
+                ((Command) node).run(this);
+            }
+        }
+        return true;
+    }
+
+    // -- commands, run on the master thread -------------------------------------------------------------------------
+
+    /** Cancels what the shutdown policies say must not run, in the wheel. */
+    void applyShutdownPolicy() {
+        wheel.removeIf(node -> !owner.canRunInCurrentState((ScheduledTask<?>) node), node -> {
+            ScheduledTask<?> task = (ScheduledTask<?>) node;
+            owner.leftPending(task);
+            task.cancel(false);
+        });
+    }
+
+    /** Removes every task from the inbox and the wheel; those still pending go to {@code sink}. */
+    void drainPending(List<ScheduledTask<?>> sink) {
+        drainInbox();
+        List<ScheduledTask<?>> drained = new ArrayList<>(wheel.size());
+        wheel.removeIf(node -> true, node -> drained.add((ScheduledTask<?>) node));
+        for (ScheduledTask<?> task : drained) {
+            owner.leftPending(task);
+            if (task.isPending()) {
+                sink.add(task);
+            }
+        }
+    }
+
+    /** Copies every pending task of the inbox and the wheel into {@code sink}. */
+    void snapshotPending(List<ScheduledTask<?>> sink) {
+        drainInbox();
+        Consumer<TimerNode> add = node -> {
+            ScheduledTask<?> task = (ScheduledTask<?>) node;
+            if (task.isPending()) {
+                sink.add(task);
+            }
+        };
+        wheel.forEach(add);
+    }
+
+    /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. */
+    void purge() {
+        drainInbox();
+    }
+
+    /** A master-bound cancellation: unlink the task from the wheel so it is garbage at once. */
+    static final class CancelRequest extends TimerNode {
+        final ScheduledTask<?> task;
+
+        CancelRequest(ScheduledTask<?> task) {
+            this.task = task;
+        }
+    }
+
+    /** Work that must run on the master thread; the caller may wait for it. */
+    abstract static class Command extends TimerNode {
+        private final CountDownLatch done = new CountDownLatch(1);
+
+        final void run(MasterLoop master) {
+            try {
+                execute(master);
+            } finally {
+                done.countDown();
+            }
+        }
+
+        abstract void execute(MasterLoop master);
+
+        /**
+         * Waits until the master ran the command, or exited without running it; an interrupt is remembered, not
+         * thrown. @return true if the command ran
+         */
+        final boolean await(MasterLoop master) {
+            boolean interrupted = false;
+            boolean ran = false;
+            for (;;) {
+                try {
+                    if (done.await(10, TimeUnit.MILLISECONDS)) {
+                        ran = true;
+                        break;
+                    }
+                    if (master.exited) {
+                        ran = done.getCount() == 0;
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return ran;
+        }
+    }
+}

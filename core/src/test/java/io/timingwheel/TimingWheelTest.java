@@ -1,0 +1,206 @@
+package io.timingwheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The wheel alone, driven by a fake time: placement, cascading, never early, huge deadlines, removal. */
+class TimingWheelTest {
+    private static final long TICK = 1_000_000; // 1 ms
+    private static final int SLOTS = 16; // small, so that a few hundred ticks cross several levels
+
+    private final TimingWheel wheel = new TimingWheel(TICK, SLOTS);
+    private final List<Node> fired = new ArrayList<>();
+    private long now;
+
+    /** A node that remembers when it fired. */
+    static final class Node extends TimerNode {
+        long firedAt = -1;
+
+        Node(long deadline) {
+            this.deadline = deadline;
+        }
+    }
+
+    private Node add(long deadline) {
+        Node node = new Node(deadline);
+        wheel.add(node);
+        return node;
+    }
+
+    private void advanceTo(long time) {
+        now = time;
+        wheel.advance(time, n -> {
+            Node node = (Node) n;
+            node.firedAt = now;
+            fired.add(node);
+        });
+    }
+
+    /** Advances in steps the way the master does: to each next deadline bound, never past {@code end}. */
+    private void runUntil(long end) {
+        for (;;) {
+            long next = wheel.nextDeadlineBound();
+            if (next > end) {
+                advanceTo(end);
+                return;
+            }
+            advanceTo(Math.max(next, now));
+        }
+    }
+
+    /** A node fires at the first advance at or after its deadline, and not before. */
+    @Test
+    void firesAtDeadlineNotBefore() {
+        Node node = add(5 * TICK + 300);
+        advanceTo(5 * TICK + 299);
+        assertTrue(fired.isEmpty(), "fired early");
+        advanceTo(5 * TICK + 300);
+        assertEquals(List.of(node), fired);
+        assertEquals(0, wheel.size());
+    }
+
+    /** Nodes at every level fire exactly at their deadline when time advances deadline by deadline. */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097, 65_537, 1_048_577, 16_777_217})
+    void firesExactlyAtEveryLevel(long ticks) {
+        long deadline = ticks * TICK + 123;
+        Node node = add(deadline);
+        runUntil(deadline);
+        assertEquals(List.of(node), fired);
+        assertEquals(deadline, node.firedAt, "fired at the deadline itself, not at a tick boundary");
+    }
+
+    /** Many random deadlines all fire exactly once, in time order, never early, whatever the step size. */
+    @Test
+    void randomDeadlinesFireOnceNeverEarly() {
+        Random random = new Random(42);
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            nodes.add(add((long) (random.nextDouble() * 5_000 * TICK)));
+        }
+        long end = 5_001 * TICK;
+        while (now < end) {
+            advanceTo(now + (long) (random.nextDouble() * 3 * TICK));
+        }
+        assertEquals(nodes.size(), fired.size());
+        assertEquals(nodes.size(), new HashSet<>(fired).size(), "a node fired twice");
+        for (Node node : nodes) {
+            assertTrue(node.firedAt >= node.deadline, "early");
+            assertTrue(node.firedAt < node.deadline + 3 * TICK, "late beyond the step");
+        }
+        assertEquals(0, wheel.size());
+    }
+
+    /** The next-deadline bound is never later than the earliest deadline and is exact for level-0 nodes. */
+    @Test
+    void nextDeadlineBound() {
+        assertEquals(TimingWheel.NONE, wheel.nextDeadlineBound());
+        add(300 * TICK + 7);
+        long bound = wheel.nextDeadlineBound();
+        assertTrue(bound <= 300 * TICK + 7);
+        add(3 * TICK + 5);
+        assertEquals(3 * TICK + 5, wheel.nextDeadlineBound());
+        advanceTo(3 * TICK + 5);
+        assertEquals(1, fired.size());
+        long after = wheel.nextDeadlineBound();
+        assertTrue(after > now && after <= 300 * TICK + 7, "bound " + after);
+        runUntil(300 * TICK + 7);
+        assertEquals(2, fired.size());
+        assertEquals(TimingWheel.NONE, wheel.nextDeadlineBound());
+    }
+
+    /** A deadline already in the past is due at the next advance. */
+    @Test
+    void pastDeadline() {
+        advanceTo(100 * TICK);
+        Node node = add(3 * TICK);
+        assertTrue(wheel.nextDeadlineBound() <= now);
+        advanceTo(now);
+        assertEquals(List.of(node), fired);
+    }
+
+    /** The latest deadline is accepted, never fires within any practical time, and can be removed. */
+    @Test
+    void maxDeadline() {
+        Node node = add(TimingWheel.MAX_DEADLINE);
+        Node soon = add(2 * TICK);
+        advanceTo(10 * TICK);
+        advanceTo(TimeUnit_DAYS * 365);
+        assertEquals(List.of(soon), fired);
+        assertEquals(1, wheel.size());
+        assertTrue(wheel.remove(node));
+        assertEquals(0, wheel.size());
+        assertEquals(TimingWheel.NONE, wheel.nextDeadlineBound());
+    }
+
+    private static final long TimeUnit_DAYS = 86_400_000_000_000L;
+
+    /** The levels cover the whole horizon at every tick, so no deadline needs an overflow list. */
+    @Test
+    void levelsCoverHorizon() {
+        assertEquals(5, new TimingWheel(TICK, 512).levels()); // 43 bits of ticks, 9 bits per level
+        assertEquals(31, new TimingWheel(1, 4).levels()); // 62 bits of ticks, 2 bits per level
+    }
+
+    /** A removed node never fires, and removing twice is harmless. */
+    @Test
+    void removal() {
+        Node keep = add(20 * TICK);
+        Node drop = add(20 * TICK);
+        Node far = add(5_000 * TICK);
+        assertTrue(wheel.remove(drop));
+        assertFalse(wheel.remove(drop));
+        assertTrue(wheel.remove(far));
+        runUntil(6_000 * TICK);
+        assertEquals(List.of(keep), fired);
+        assertFalse(drop.isInWheel());
+    }
+
+    /** Jumping far ahead in one advance cascades everything that became due, and nothing else. */
+    @Test
+    void bigJump() {
+        Node a = add(1_000 * TICK);
+        Node b = add(70_000 * TICK);
+        Node c = add(70_000 * TICK + 1);
+        advanceTo(70_000 * TICK);
+        assertEquals(Set.of(a, b), new HashSet<>(fired));
+        advanceTo(70_000 * TICK + 1);
+        assertEquals(3, fired.size());
+        assertTrue(fired.contains(c));
+    }
+
+    /** removeIf takes exactly the matching nodes out. */
+    @Test
+    void removeIf() {
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 1; i <= 100; i++) {
+            nodes.add(add(i * 37 * TICK));
+        }
+        List<TimerNode> removed = new ArrayList<>();
+        wheel.removeIf(n -> (n.deadline / TICK) % 2 == 0, removed::add);
+        assertEquals(50, removed.size());
+        assertEquals(50, wheel.size());
+        runUntil(4_000 * TICK);
+        assertEquals(50, fired.size());
+        assertTrue(fired.stream().allMatch(n -> (n.deadline / TICK) % 2 == 1));
+    }
+
+    /** Bad construction arguments are refused. */
+    @Test
+    void badArguments() {
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(0, 16));
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(TICK, 12));
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(TICK, 1));
+    }
+}
