@@ -69,6 +69,9 @@ final class MasterLoop implements Runnable {
 
     private final TimingWheel.NodeSink collectDue = this::collectDue;
 
+    /** Set once shutdownNow has drained the wheel; before that, a stopping master keeps tasks for the drain. */
+    private boolean drainedForShutdownNow;
+
     MasterLoop(TimingWheelExecutor owner, TimingWheel wheel, Dispatcher dispatcher, long lazyWakeNanos) {
         this.owner = owner;
         this.wheel = wheel;
@@ -164,7 +167,7 @@ final class MasterLoop implements Runnable {
         deepSleep = false;
         boolean drained = drainInbox();
         long now = owner.now();
-        if (now >= wheel.nextDeadlineBound()) {
+        if (now >= wheel.nextDeadlineBound() && !owner.isStopped()) {
             wheel.advance(now, collectDue);
             flushBatch();
         }
@@ -190,6 +193,8 @@ final class MasterLoop implements Runnable {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (!task.isPending()) {
                 owner.leftPending(task); // cancelled before the master saw it
+            } else if (owner.isStopped() && !drainedForShutdownNow) {
+                wheel.add(task); // shutdownNow's drain, on its way, returns it
             } else if (!owner.canRunInCurrentState(task)) {
                 owner.leftPending(task);
                 task.cancel(false);
@@ -289,6 +294,7 @@ final class MasterLoop implements Runnable {
     /** Removes every task from the inbox and the wheel; those still pending go to {@code sink}. */
     void drainPending(List<ScheduledTask<?>> sink) {
         drainInbox();
+        drainedForShutdownNow = true;
         List<ScheduledTask<?>> drained = new ArrayList<>(wheel.size());
         wheel.removeIf(node -> true, node -> drained.add((ScheduledTask<?>) node));
         for (ScheduledTask<?> task : drained) {

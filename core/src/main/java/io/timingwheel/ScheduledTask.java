@@ -94,7 +94,15 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
             cancel(false);
             return;
         }
-        if (!claim()) {
+        if (claim()) {
+            runClaimed();
+        }
+    }
+
+    /** Runs the task once; the current thread has {@link #claim claimed} it. */
+    final void runClaimed() {
+        if (state != RUNNING) {
+            awaitCancellationInterrupt(); // cancelled between the claim and now: the action never starts
             return;
         }
         V result = null;

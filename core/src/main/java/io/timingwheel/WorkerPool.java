@@ -162,7 +162,9 @@ final class WorkerPool implements Dispatcher {
                 active--;
                 completed++;
             }
-            while (head == null) {
+            // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither
+            // started nor returned.
+            while (head == null || owner.isStopped()) {
                 if (terminated) {
                     return null;
                 }
@@ -184,6 +186,10 @@ final class WorkerPool implements Dispatcher {
             task.next = null;
             queued--;
             active++;
+            owner.leftPending(task);
+            // Taking and starting are one step under the lock, so shutdownNow (which drains under the lock) sees
+            // every task either started or still queued.
+            worker.claimed = owner.canRunInCurrentState(task) && task.claim();
             return task;
         } finally {
             lock.unlock();
@@ -331,14 +337,16 @@ final class WorkerPool implements Dispatcher {
     private final class Worker implements Runnable {
         Thread thread;
 
+        /** Whether the task that {@code take} returned last was claimed for this thread. */
+        boolean claimed;
+
         @Override
         public void run() {
             boolean ranOne = false;
             boolean abruptly = true;
             try {
                 for (ScheduledTask<?> task; (task = take(this, ranOne)) != null; ) {
-                    ranOne = false;
-                    owner.leftPending(task);
+                    ranOne = true;
                     // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the
                     // executor is stopping, in which case it must.
                     if (owner.isStopped()) {
@@ -346,8 +354,11 @@ final class WorkerPool implements Dispatcher {
                     } else {
                         Thread.interrupted();
                     }
-                    task.run();
-                    ranOne = true;
+                    if (claimed) {
+                        task.runClaimed();
+                    } else if (task.isPending()) {
+                        task.cancel(false); // the shutdown policies forbid it to run
+                    }
                 }
                 abruptly = false;
             } finally {
