@@ -34,5 +34,11 @@ interface Dispatcher {
 
     long completedCount();
 
+    /** @return runs that ended with an exception */
+    long failedCount();
+
+    /** Adds the lateness histogram of every run so far into {@code sums} ({@link LatenessHistogram#BUCKETS} long). */
+    void addLatenessTo(long[] sums);
+
     int queuedCount();
 }

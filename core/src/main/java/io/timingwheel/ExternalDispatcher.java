@@ -18,6 +18,8 @@ final class ExternalDispatcher implements Dispatcher {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger active = new AtomicInteger();
     private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LatenessHistogram lateness = new LatenessHistogram();
     private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
     private volatile boolean terminated;
 
@@ -53,8 +55,16 @@ final class ExternalDispatcher implements Dispatcher {
             if (owner.isStopped()) {
                 me.interrupt();
             }
-            task.run();
-            completed.increment();
+            if (owner.canRunInCurrentState(task) && task.claim()) {
+                lateness.recordConcurrently(owner.now() - task.deadline);
+                task.runClaimed();
+                completed.increment();
+                if (task.isFailed()) {
+                    failed.increment();
+                }
+            } else if (task.isPending()) {
+                task.cancel(false); // the shutdown policies forbid it to run
+            }
         } finally {
             runners.remove(me);
             active.decrementAndGet();
@@ -127,6 +137,16 @@ final class ExternalDispatcher implements Dispatcher {
     @Override
     public long completedCount() {
         return completed.sum();
+    }
+
+    @Override
+    public long failedCount() {
+        return failed.sum();
+    }
+
+    @Override
+    public void addLatenessTo(long[] sums) {
+        lateness.addTo(sums);
     }
 
     @Override

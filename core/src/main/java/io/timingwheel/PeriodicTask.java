@@ -25,9 +25,21 @@ final class PeriodicTask extends ScheduledTask<Object> {
 
     @Override
     void advanceDeadline() {
-        deadline = period > 0
-                ? TimingWheelExecutor.deadlineAfter(deadline, period)
-                : TimingWheelExecutor.deadlineAfter(owner.now(), -period);
+        if (period < 0) {
+            deadline = TimingWheelExecutor.deadlineAfter(owner.now(), -period);
+            return;
+        }
+        long next = TimingWheelExecutor.deadlineAfter(deadline, period);
+        if (owner.skipsMissedRuns()) {
+            long now = owner.now();
+            if (next <= now) {
+                // the first deadline + n * period after now: missed runs are skipped, the phase is kept
+                long missed = (now - next) / period + 1;
+                next = missed > (TimingWheel.MAX_DEADLINE - next) / period
+                        ? TimingWheel.MAX_DEADLINE : next + missed * period;
+            }
+        }
+        deadline = next;
     }
 
     @Override

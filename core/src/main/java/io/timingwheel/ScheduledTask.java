@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RunnableScheduledFuture;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>{@code outcome} holds the running thread while RUNNING (so that {@code cancel(true)} can interrupt it without a
  * field of its own), then the result or the exception. Waiters of {@code get} form a Treiber stack.
  */
-abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFuture<V> {
+abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int NEW = 0;
     static final int RUNNING = 1;
     static final int COMPLETING = 2;
@@ -141,6 +141,9 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
             outcome = value;
             STATE.setRelease(this, finalState);
             finishCompletion();
+            if (finalState == EXCEPTIONAL) {
+                owner.onTaskFailed(this, (Throwable) value);
+            }
         } else {
             awaitCancellationInterrupt();
         }
@@ -164,6 +167,7 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
         outcome = cause;
         STATE.setRelease(this, EXCEPTIONAL);
         finishCompletion();
+        owner.onTaskFailed(this, cause);
         return true;
     }
 
@@ -171,10 +175,14 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
         for (WaitNode q; (q = waiters) != null; ) {
             if (WAITERS.weakCompareAndSet(this, q, null)) {
                 while (q != null) {
-                    Thread waiter = q.thread;
+                    Object waiter = q.waiter;
                     if (waiter != null) {
-                        q.thread = null;
-                        LockSupport.unpark(waiter);
+                        q.waiter = null;
+                        if (waiter instanceof Thread) {
+                            LockSupport.unpark((Thread) waiter);
+                        } else {
+                            ((CompletionView<?>) waiter).follow();
+                        }
                     }
                     WaitNode following = q.next;
                     q.next = null;
@@ -194,6 +202,7 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
             int s = state;
             if (s == NEW) {
                 if (STATE.compareAndSet(this, NEW, CANCELLED)) {
+                    owner.onCancelled();
                     finishCompletion();
                     owner.onCancelledPending(this);
                     return true;
@@ -201,10 +210,12 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
             } else if (s == RUNNING) {
                 if (!mayInterruptIfRunning) {
                     if (STATE.compareAndSet(this, RUNNING, CANCELLED)) {
+                        owner.onCancelled();
                         finishCompletion();
                         return true;
                     }
                 } else if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+                    owner.onCancelled();
                     try {
                         interruptRunner();
                     } finally {
@@ -222,6 +233,7 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
     /** Cancels the task only if it has not started. @return true if this call cancelled it */
     final boolean cancelIfPending() {
         if (STATE.compareAndSet(this, NEW, CANCELLED)) {
+            owner.onCancelled();
             finishCompletion();
             owner.onCancelledPending(this);
             return true;
@@ -246,6 +258,11 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
     @Override
     public boolean isDone() {
         return state >= COMPLETING;
+    }
+
+    /** @return true if the task's last run ended with an exception */
+    final boolean isFailed() {
+        return state == EXCEPTIONAL;
     }
 
     /** @return true if the task has neither started its (current) run nor ended */
@@ -295,7 +312,7 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
             int s = state;
             if (s > COMPLETING) {
                 if (node != null) {
-                    node.thread = null;
+                    node.waiter = null;
                 }
                 return s;
             } else if (s == COMPLETING) {
@@ -307,7 +324,7 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
                 if (timed && nanos <= 0L) {
                     throw new TimeoutException();
                 }
-                node = new WaitNode();
+                node = new WaitNode(Thread.currentThread());
             } else if (!queued) {
                 node.next = waiters;
                 queued = WAITERS.weakCompareAndSet(this, node.next, node);
@@ -344,16 +361,16 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
         if (node == null) {
             return;
         }
-        node.thread = null;
+        node.waiter = null;
         retry:
         for (;;) {
             for (WaitNode pred = null, q = waiters, s; q != null; q = s) {
                 s = q.next;
-                if (q.thread != null) {
+                if (q.waiter != null) {
                     pred = q;
                 } else if (pred != null) {
                     pred.next = s;
-                    if (pred.thread == null) {
+                    if (pred.waiter == null) {
                         continue retry; // pred was removed concurrently
                     }
                 } else if (!WAITERS.compareAndSet(this, q, s)) {
@@ -405,9 +422,82 @@ abstract class ScheduledTask<V> extends TimerNode implements RunnableScheduledFu
         return super.toString() + status;
     }
 
-    /** A thread waiting in {@code get}. */
+    // -- completion views -------------------------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<V> toCompletableFuture() {
+        CompletionView<V> view = new CompletionView<>(this);
+        WaitNode node = new WaitNode(view);
+        for (;;) {
+            if (isDone()) {
+                view.follow();
+                return view;
+            }
+            node.next = waiters;
+            if (WAITERS.compareAndSet(this, node.next, node)) {
+                // finishCompletion may have swapped the stack out just before our push: look again
+                if (isDone() && node.waiter != null) {
+                    node.waiter = null;
+                    view.follow();
+                }
+                return view;
+            }
+        }
+    }
+
+    /** Waits out the nanoseconds in which a completing task writes its outcome. */
+    private void awaitOutcome() {
+        while (state == COMPLETING) {
+            Thread.yield();
+        }
+    }
+
+    /** Completes {@code view} as this done task completed. */
+    @SuppressWarnings("unchecked")
+    final void completeInto(CompletableFuture<V> view) {
+        awaitOutcome();
+        int s = state;
+        if (s == NORMAL) {
+            view.complete((V) outcome);
+        } else if (s == EXCEPTIONAL) {
+            view.completeExceptionally((Throwable) outcome);
+        } else {
+            view.completeExceptionally(new CancellationException());
+        }
+    }
+
+    /** A {@link CompletableFuture} that follows a task; cancelling it cancels the task. */
+    static final class CompletionView<V> extends CompletableFuture<V> {
+        private final ScheduledTask<V> task;
+
+        CompletionView(ScheduledTask<V> task) {
+            this.task = task;
+        }
+
+        /** Completes this view as its task, which is done, completed. */
+        void follow() {
+            task.completeInto(this);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            task.cancel(mayInterruptIfRunning);
+            return super.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+    }
+
+    /** A thread waiting in {@code get}, or a {@link CompletionView} to complete; null once served or abandoned. */
     private static final class WaitNode {
-        volatile Thread thread = Thread.currentThread();
+        volatile Object waiter;
         volatile WaitNode next;
+
+        WaitNode(Object waiter) {
+            this.waiter = waiter;
+        }
     }
 }

@@ -11,17 +11,16 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A {@link ScheduledExecutorService} that replaces {@link ScheduledThreadPoolExecutor}: change
@@ -129,6 +128,15 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     private final AtomicLong pendingCount;
     private final long maxPendingTasks;
 
+    private final TaskFailureHandler failureHandler;
+    private final boolean skipMissedRuns;
+
+    /** Runs later than this emit a JFR event; negative when the events are off. */
+    private final long lateRunEventThresholdNanos;
+
+    private final LongAdder cancelledTasks = new LongAdder();
+    private final LongAdder rejectedTasks = new LongAdder();
+
     private volatile ThreadFactory threadFactory;
     private volatile RejectedExecutionHandler handler;
     private volatile boolean continueExistingPeriodicTasksAfterShutdown;
@@ -191,6 +199,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         this.masterThreadFactory = builder.masterThreadFactory;
         this.handler = builder.handler;
         this.maxPendingTasks = builder.maxPendingTasks;
+        this.failureHandler = builder.failureHandler;
+        this.skipMissedRuns = builder.fixedRatePolicy == FixedRatePolicy.SKIP_MISSED;
+        this.lateRunEventThresholdNanos = builder.lateRunEventThresholdNanos;
         this.pendingCount = builder.maxPendingTasks > 0 ? new AtomicLong() : null;
         this.dispatcher = builder.workerExecutor != null
                 ? new ExternalDispatcher(this, builder.workerExecutor) : new WorkerPool(this, corePoolSize);
@@ -272,7 +283,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     // -- scheduling -------------------------------------------------------------------------------------------------
 
     @Override
-    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+    public TimerFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
@@ -289,7 +300,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     @Override
-    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+    public <V> TimerFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         if (callable == null || unit == null) {
             throw new NullPointerException();
         }
@@ -310,7 +321,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      * @throws IllegalArgumentException if {@code period <= 0}
      */
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+    public TimerFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
@@ -326,7 +337,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      * @throws IllegalArgumentException if {@code delay <= 0}
      */
     @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+    public TimerFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
@@ -336,7 +347,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         return schedulePeriodic(command, initialDelay, -unit.toNanos(delay), unit);
     }
 
-    private ScheduledFuture<?> schedulePeriodic(Runnable command, long initialDelay, long signedPeriod,
+    private TimerFuture<?> schedulePeriodic(Runnable command, long initialDelay, long signedPeriod,
                                                 TimeUnit unit) {
         long nanos = unit.toNanos(initialDelay);
         long now = now();
@@ -357,12 +368,12 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     @Override
-    public Future<?> submit(Runnable task) {
+    public TimerFuture<?> submit(Runnable task) {
         return schedule(task, 0, TimeUnit.NANOSECONDS);
     }
 
     @Override
-    public <T> Future<T> submit(Runnable task, T result) {
+    public <T> TimerFuture<T> submit(Runnable task, T result) {
         if (task == null) {
             throw new NullPointerException();
         }
@@ -370,7 +381,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     @Override
-    public <T> Future<T> submit(Callable<T> task) {
+    public <T> TimerFuture<T> submit(Callable<T> task) {
         return schedule(task, 0, TimeUnit.NANOSECONDS);
     }
 
@@ -406,7 +417,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
 
     /** Sends a periodic task that just ran back to the master for its next run (called by the worker that ran it). */
     void reschedulePeriodic(ScheduledTask<?> task) {
-        if (!canRunInCurrentState(task)) {
+        // The first run may have gone straight to the workers (zero initial delay), before any master existed.
+        if (!canRunInCurrentState(task) || (!masterStarted && !startMaster())) {
             task.cancel(false);
             return;
         }
@@ -452,7 +464,58 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     private void reject(ScheduledTask<?> task) {
+        rejectedTasks.increment();
+        if (lateRunEventThresholdNanos >= 0) {
+            FlightRecorderEvents.rejection(name, task, isShutdown());
+        }
         handler.rejectedExecution(task, view());
+    }
+
+    // -- observations -----------------------------------------------------------------------------------------------
+
+    /** Counts a successful cancel (any thread, once per task). */
+    void onCancelled() {
+        cancelledTasks.increment();
+    }
+
+    /** Tells the failure handler, if any, that a run ended with an exception (on the thread that ran it). */
+    void onTaskFailed(ScheduledTask<?> task, Throwable failure) {
+        if (failureHandler != null) {
+            try {
+                failureHandler.taskFailed(task, failure);
+            } catch (Throwable t) {
+                reportInternalFailure("the task failure handler threw", t);
+            }
+        }
+    }
+
+    /** Records how late a run starts, just before it starts (on the worker's thread). */
+    void recordLateness(LatenessHistogram histogram, ScheduledTask<?> task) {
+        long lateness = now() - task.deadline;
+        histogram.record(lateness);
+        if (lateRunEventThresholdNanos >= 0 && lateness > lateRunEventThresholdNanos) {
+            FlightRecorderEvents.lateRun(name, task, lateness);
+        }
+    }
+
+    /** @return true if fixed-rate tasks skip missed runs ({@link FixedRatePolicy#SKIP_MISSED}) */
+    boolean skipsMissedRuns() {
+        return skipMissedRuns;
+    }
+
+    /**
+     * Takes a snapshot of this executor's activity: pending, running, completed, failed, cancelled and rejected
+     * tasks, and a histogram of how late runs started. Lock-free for the producers and the master; it costs nothing
+     * on the scheduling path (the counts are kept where the work happens anyway).
+     *
+     * @return the statistics as of now
+     */
+    public ExecutorStatistics statistics() {
+        long[] lateness = new long[LatenessHistogram.BUCKETS];
+        dispatcher.addLatenessTo(lateness);
+        long pending = (long) master.wheelSizeApprox() + dispatcher.queuedCount();
+        return new ExecutorStatistics(pending, dispatcher.activeCount(), dispatcher.completedCount(),
+                dispatcher.failedCount(), cancelledTasks.sum(), rejectedTasks.sum(), lateness);
     }
 
     private ExecutorView view() {
@@ -806,6 +869,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         private RejectedExecutionHandler handler = DEFAULT_HANDLER;
         private long maxPendingTasks;
         private Executor workerExecutor;
+        private TaskFailureHandler failureHandler;
+        private FixedRatePolicy fixedRatePolicy = FixedRatePolicy.CATCH_UP;
+        private long lateRunEventThresholdNanos = -1;
         private NanoClock clock = NanoClock.SYSTEM;
 
         private Builder() {
@@ -897,6 +963,37 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
          */
         public Builder workerExecutor(Executor executor) {
             this.workerExecutor = Objects.requireNonNull(executor, "workerExecutor");
+            return this;
+        }
+
+        /**
+         * Sets a handler called whenever a run ends with an exception, periodic tasks included, so that no failure
+         * is silent. Default: none, as in the JDK, where the exception is only held in the future.
+         */
+        public Builder taskFailureHandler(TaskFailureHandler handler) {
+            this.failureHandler = Objects.requireNonNull(handler, "taskFailureHandler");
+            return this;
+        }
+
+        /** Sets what fixed-rate tasks do after missed runs (default {@link FixedRatePolicy#CATCH_UP}, the JDK's). */
+        public Builder fixedRatePolicy(FixedRatePolicy policy) {
+            this.fixedRatePolicy = Objects.requireNonNull(policy, "fixedRatePolicy");
+            return this;
+        }
+
+        /**
+         * Turns on JDK Flight Recorder events (off by default): {@code io.timingwheel.LateRun} for each run that
+         * starts later than {@code lateRunThreshold} after its deadline, and {@code io.timingwheel.Rejection} for
+         * each rejected task. They are recorded only while a recording has them enabled.
+         *
+         * @throws IllegalArgumentException if the threshold is negative
+         */
+        public Builder flightRecorderEvents(long lateRunThreshold, TimeUnit unit) {
+            Objects.requireNonNull(unit, "unit");
+            if (lateRunThreshold < 0) {
+                throw new IllegalArgumentException("lateRunThreshold must not be negative: " + lateRunThreshold);
+            }
+            this.lateRunEventThresholdNanos = unit.toNanos(lateRunThreshold);
             return this;
         }
 

@@ -31,7 +31,11 @@ final class WorkerPool implements Dispatcher {
     private int idle;
     private int active;
     private long completed;
+    private long failed;
     private boolean terminated;
+
+    /** The lateness of runs by workers that have exited. */
+    private final long[] retiredLateness = new long[LatenessHistogram.BUCKETS];
 
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
@@ -155,12 +159,15 @@ final class WorkerPool implements Dispatcher {
     }
 
     /** Takes the next task, blocking while there is none. @return null when the pool has terminated */
-    private ScheduledTask<?> take(Worker worker, boolean ranOne) {
+    private ScheduledTask<?> take(Worker worker, boolean ranOne, boolean failedOne) {
         lock.lock();
         try {
             if (ranOne) {
                 active--;
                 completed++;
+                if (failedOne) {
+                    failed++;
+                }
             }
             // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither
             // started nor returned.
@@ -205,6 +212,7 @@ final class WorkerPool implements Dispatcher {
             if (abruptly) {
                 active--;
             }
+            worker.lateness.addTo(retiredLateness);
             replace = !terminated;
             if (terminated && workers.isEmpty()) {
                 workAvailable.signalAll();
@@ -324,6 +332,31 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
+    public long failedCount() {
+        lock.lock();
+        try {
+            return failed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void addLatenessTo(long[] sums) {
+        lock.lock();
+        try {
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] += retiredLateness[i];
+            }
+            for (Worker w : workers) {
+                w.lateness.addTo(sums);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public int queuedCount() {
         lock.lock();
         try {
@@ -340,13 +373,18 @@ final class WorkerPool implements Dispatcher {
         /** Whether the task that {@code take} returned last was claimed for this thread. */
         boolean claimed;
 
+        /** The lateness of this worker's runs; only this worker writes it. */
+        final LatenessHistogram lateness = new LatenessHistogram();
+
         @Override
         public void run() {
             boolean ranOne = false;
+            boolean failedOne = false;
             boolean abruptly = true;
             try {
-                for (ScheduledTask<?> task; (task = take(this, ranOne)) != null; ) {
+                for (ScheduledTask<?> task; (task = take(this, ranOne, failedOne)) != null; ) {
                     ranOne = true;
+                    failedOne = false;
                     // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the
                     // executor is stopping, in which case it must.
                     if (owner.isStopped()) {
@@ -355,7 +393,9 @@ final class WorkerPool implements Dispatcher {
                         Thread.interrupted();
                     }
                     if (claimed) {
+                        owner.recordLateness(lateness, task);
                         task.runClaimed();
+                        failedOne = task.isFailed();
                     } else if (task.isPending()) {
                         task.cancel(false); // the shutdown policies forbid it to run
                     }
