@@ -66,12 +66,18 @@ public final class ExecutorStatistics {
         return latenessCounts.length;
     }
 
-    /** @return the runs counted in bucket {@code i} of the lateness histogram */
+    /**
+     * @param bucket a bucket index, from 0 to {@link #latenessBuckets()} - 1
+     * @return the runs counted in that bucket of the lateness histogram
+     */
     public long latenessCount(int bucket) {
         return latenessCounts[bucket];
     }
 
-    /** @return the exclusive upper bound of bucket {@code i}, in nanoseconds ({@code Long.MAX_VALUE} for the last) */
+    /**
+     * @param bucket a bucket index, from 0 to {@link #latenessBuckets()} - 1
+     * @return the exclusive upper bound of that bucket, in nanoseconds ({@code Long.MAX_VALUE} for the last)
+     */
     public long latenessBucketUpperBoundNanos(int bucket) {
         return LatenessHistogram.upperBound(bucket);
     }
@@ -104,14 +110,10 @@ public final class ExecutorStatistics {
         for (int i = 0; i < latenessCounts.length; i++) {
             seen += latenessCounts[i];
             if (seen >= rank && seen > 0) {
-                return upperBoundOrLast(i);
+                return LatenessHistogram.upperBound(i);
             }
         }
-        return upperBoundOrLast(latenessCounts.length - 1);
-    }
-
-    private static long upperBoundOrLast(int bucket) {
-        return LatenessHistogram.upperBound(bucket);
+        return LatenessHistogram.upperBound(latenessCounts.length - 1);
     }
 
     @Override

@@ -161,6 +161,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Creates an executor with the given number of worker threads, made by the given factory.
      *
+     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param threadFactory the factory for worker threads
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      * @throws NullPointerException if {@code threadFactory} is null
      */
@@ -171,6 +173,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Creates an executor with the given number of worker threads and rejection handler.
      *
+     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param handler the handler for rejected tasks
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      * @throws NullPointerException if {@code handler} is null
      */
@@ -181,6 +185,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Creates an executor with the given number of worker threads, thread factory and rejection handler.
      *
+     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param threadFactory the factory for worker threads
+     * @param handler the handler for rejected tasks
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      * @throws NullPointerException if {@code threadFactory} or {@code handler} is null
      */
@@ -684,6 +691,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Sets whether periodic tasks continue after {@link #shutdown()}; default false. Setting it to false after
      * shutdown cancels them at once.
+     *
+     * @param value true to let periodic tasks run on after shutdown
      */
     public void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
         continueExistingPeriodicTasksAfterShutdown = value;
@@ -700,6 +709,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Sets whether delayed one-shot tasks still run after {@link #shutdown()}; default true. Setting it to false
      * after shutdown cancels them at once.
+     *
+     * @param value false to cancel delayed one-shot tasks at shutdown
      */
     public void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
         executeExistingDelayedTasksAfterShutdown = value;
@@ -716,6 +727,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Kept for source compatibility with {@link ScheduledThreadPoolExecutor}: this executor always releases cancelled
      * tasks at once, whatever the value. The value is only remembered.
+     *
+     * @param value remembered for {@link #getRemoveOnCancelPolicy()}
      */
     public void setRemoveOnCancelPolicy(boolean value) {
         removeOnCancel = value;
@@ -770,6 +783,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Removes a task that has not started, cancelling it (the JDK leaves a removed task's future incomplete forever).
      *
+     * @param task a future returned by this executor
      * @return true if the task was pending here and is now cancelled
      */
     public boolean remove(Runnable task) {
@@ -815,7 +829,12 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         return threadFactory;
     }
 
-    /** Sets the factory for worker threads started from now on. */
+    /**
+     * Sets the factory for worker threads started from now on.
+     *
+     * @param threadFactory the new factory
+     * @throws NullPointerException if it is null
+     */
     public void setThreadFactory(ThreadFactory threadFactory) {
         this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
     }
@@ -828,6 +847,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /**
      * Sets the handler called for rejected tasks. It receives the rejected task and a
      * {@link ScheduledThreadPoolExecutor} view of this executor, so the JDK's four policies work unchanged.
+     *
+     * @param handler the new handler
+     * @throws NullPointerException if it is null
      */
     public void setRejectedExecutionHandler(RejectedExecutionHandler handler) {
         this.handler = Objects.requireNonNull(handler, "handler");
@@ -881,6 +903,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
          * Sets the wheel's tick: the width of a level-0 slot (default 1 ms). Tasks still fire at their own deadline,
          * not at a tick boundary; a coarser tick makes the wheel cheaper to turn for very long delays.
          *
+         * @param duration the tick, in {@code unit}
+         * @param unit the unit of {@code duration}
+         * @return this builder
          * @throws IllegalArgumentException unless 1 microsecond &lt;= tick &lt;= 1 hour
          */
         public Builder tick(long duration, TimeUnit unit) {
@@ -897,6 +922,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Sets the number of slots per wheel level (default 512).
          *
+         * @param slots slots per level
+         * @return this builder
          * @throws IllegalArgumentException unless a power of two between 16 and 65536
          */
         public Builder wheelSize(int slots) {
@@ -910,6 +937,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Sets the number of worker threads (default 1); 0 is accepted as the JDK accepts it: one worker still runs.
          *
+         * @param count the number of worker threads
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder workerThreads(int count) {
@@ -920,7 +949,12 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             return this;
         }
 
-        /** Sets the factory for worker threads (default: non-daemon threads named {@code timingwheel-N-worker-M}). */
+        /**
+         * Sets the factory for worker threads (default: non-daemon threads named {@code timingwheel-N-worker-M}).
+         *
+         * @param factory the factory
+         * @return this builder
+         */
         public Builder threadFactory(ThreadFactory factory) {
             this.threadFactory = Objects.requireNonNull(factory, "threadFactory");
             return this;
@@ -929,13 +963,21 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Sets the factory for the master thread (default: a daemon thread named {@code timingwheel-N-master}; the
          * workers keep the JVM alive as the JDK's do). If it fails, the default is used: the master always runs.
+         *
+         * @param factory the factory
+         * @return this builder
          */
         public Builder masterThreadFactory(ThreadFactory factory) {
             this.masterThreadFactory = Objects.requireNonNull(factory, "masterThreadFactory");
             return this;
         }
 
-        /** Sets the handler for rejected tasks (default {@link ThreadPoolExecutor.AbortPolicy}). */
+        /**
+         * Sets the handler for rejected tasks (default {@link ThreadPoolExecutor.AbortPolicy}).
+         *
+         * @param handler the handler
+         * @return this builder
+         */
         public Builder rejectedExecutionHandler(RejectedExecutionHandler handler) {
             this.handler = Objects.requireNonNull(handler, "handler");
             return this;
@@ -945,6 +987,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
          * Bounds the number of pending tasks (accepted and not yet started). A task beyond it goes to the rejection
          * handler. Default: unbounded, as in the JDK.
          *
+         * @param max the most pending tasks
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder maxPendingTasks(long max) {
@@ -960,6 +1004,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
          * {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21 and later. The master stays one platform
          * thread. Tasks already handed to it cannot be returned by {@code shutdownNow()}; if they start after it, they
          * cancel themselves. Shutting down the given executor is the caller's business.
+         *
+         * @param executor where tasks run
+         * @return this builder
          */
         public Builder workerExecutor(Executor executor) {
             this.workerExecutor = Objects.requireNonNull(executor, "workerExecutor");
@@ -969,13 +1016,21 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Sets a handler called whenever a run ends with an exception, periodic tasks included, so that no failure
          * is silent. Default: none, as in the JDK, where the exception is only held in the future.
+         *
+         * @param handler the handler
+         * @return this builder
          */
         public Builder taskFailureHandler(TaskFailureHandler handler) {
             this.failureHandler = Objects.requireNonNull(handler, "taskFailureHandler");
             return this;
         }
 
-        /** Sets what fixed-rate tasks do after missed runs (default {@link FixedRatePolicy#CATCH_UP}, the JDK's). */
+        /**
+         * Sets what fixed-rate tasks do after missed runs (default {@link FixedRatePolicy#CATCH_UP}, the JDK's).
+         *
+         * @param policy the policy
+         * @return this builder
+         */
         public Builder fixedRatePolicy(FixedRatePolicy policy) {
             this.fixedRatePolicy = Objects.requireNonNull(policy, "fixedRatePolicy");
             return this;
@@ -986,6 +1041,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
          * starts later than {@code lateRunThreshold} after its deadline, and {@code io.timingwheel.Rejection} for
          * each rejected task. They are recorded only while a recording has them enabled.
          *
+         * @param lateRunThreshold how late a run must start to be recorded
+         * @param unit the unit of {@code lateRunThreshold}
+         * @return this builder
          * @throws IllegalArgumentException if the threshold is negative
          */
         public Builder flightRecorderEvents(long lateRunThreshold, TimeUnit unit) {
