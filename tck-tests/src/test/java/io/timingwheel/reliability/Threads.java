@@ -1,0 +1,63 @@
+package io.timingwheel.reliability;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+
+/** Small helpers about threads: finding an executor's threads by name, spinning, CPU time. */
+final class Threads {
+    private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
+
+    private Threads() {
+    }
+
+    /** @return the live threads whose names match {@code regex} (as {@link Thread#getAllStackTraces()} lists them) */
+    static List<Thread> named(String regex) {
+        Pattern p = Pattern.compile(regex);
+        List<Thread> found = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && p.matcher(t.getName()).matches()) {
+                found.add(t);
+            }
+        }
+        return found;
+    }
+
+    /** @return the CPU time the thread has used, in nanoseconds, or -1 if the JVM cannot tell */
+    static long cpuNanos(Thread t) {
+        return MX.isThreadCpuTimeSupported() ? MX.getThreadCpuTime(t.getId()) : -1;
+    }
+
+    /** Busy-waits {@code nanos} (a race harness' delay: parking would be far too coarse). */
+    static void spin(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Busy-waits {@code nanos} or until interrupted (the interrupt stays set). @return true if interrupted */
+    static boolean spinInterruptibly(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() - end < 0) {
+            if (Thread.currentThread().isInterrupted()) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return Thread.currentThread().isInterrupted();
+    }
+
+    /** Parks until the given time (a pacing delay for producers, never a synchronisation). */
+    static void parkUntil(long deadline) {
+        for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+            LockSupport.parkNanos(left);
+        }
+    }
+}
