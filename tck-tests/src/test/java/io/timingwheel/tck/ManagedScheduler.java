@@ -10,8 +10,8 @@ import java.util.concurrent.ThreadFactory;
  * {@code TimingWheelExecutor} share by name but not by type, so that one test body checks both.
  *
  * <p>{@link #close()} is the test's clean-up, made for try-with-resources: it releases the latches registered with
- * {@link #releaseOnClose}, calls {@code shutdownNow()} and fails unless the executor (and any pool it runs on)
- * terminates in time. The executor's own {@code close()} (Java 19 semantics) is {@link #closeExecutor()}.
+ * {@link #releaseOnClose}, shuts down with both shutdown policies off and fails unless the executor (and any pool it
+ * runs on) terminates in time. The executor's own {@code close()} (Java 19 semantics) is {@link #closeExecutor()}.
  */
 public interface ManagedScheduler extends AutoCloseable {
 
@@ -32,7 +32,7 @@ public interface ManagedScheduler extends AutoCloseable {
     /** Counts {@code latch} down when the test's try-with-resources block ends, before the executor is stopped. */
     void releaseOnClose(java.util.concurrent.CountDownLatch latch);
 
-    /** Test clean-up: release latches, shutdownNow, and assert termination. */
+    /** Test clean-up: release latches, shutdown without keeping delayed or periodic tasks, assert termination. */
     @Override
     void close();
 
