@@ -13,6 +13,9 @@ interface Dispatcher {
     /** Starts a worker if fewer than the core size run, as the JDK does on every schedule. */
     void prestart();
 
+    /** @return true if tasks wait here but no worker exists to run them (thread creation has been failing) */
+    boolean isStarved();
+
     /** @return true if no task waits here and none runs */
     boolean isQuiescent();
 

@@ -94,6 +94,11 @@ final class ExternalDispatcher implements Dispatcher {
     }
 
     @Override
+    public boolean isStarved() {
+        return false; // the external executor owns its threads
+    }
+
+    @Override
     public boolean isQuiescent() {
         return inFlight.get() == 0;
     }

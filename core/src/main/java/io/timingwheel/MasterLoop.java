@@ -33,6 +33,9 @@ final class MasterLoop implements Runnable {
     /** {@link #wakeAt} while the master is awake: no producer needs to wake it. */
     static final long AWAKE = Long.MIN_VALUE;
 
+    /** How often the master retries to start a worker while due tasks wait and no worker could be started. */
+    private static final long WORKER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private static final VarHandle WAKE_AT;
     private static final VarHandle DEEP_SLEEP;
 
@@ -175,7 +178,12 @@ final class MasterLoop implements Runnable {
         if (owner.isShutdown() && tryTerminate()) {
             return true;
         }
-        sleep(now, drained);
+        boolean starved = dispatcher.isStarved();
+        if (starved) {
+            dispatcher.prestart(); // the thread factory failed before; try again, at most once per retry interval
+            starved = dispatcher.isStarved();
+        }
+        sleep(now, drained, starved);
         return false;
     }
 
@@ -236,9 +244,12 @@ final class MasterLoop implements Runnable {
         }
     }
 
-    private void sleep(long now, boolean drained) {
+    private void sleep(long now, boolean drained, boolean starved) {
         long next = wheel.nextDeadlineBound();
         long until = drained ? Math.min(next, now + lazyWakeNanos) : next;
+        if (starved) {
+            until = Math.min(until, now + WORKER_RETRY_NANOS);
+        }
         wakeAt = until;
         deepSleep = until - now > lazyWakeNanos;
         if (!inbox.isEmpty()) {

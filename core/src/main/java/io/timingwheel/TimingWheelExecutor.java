@@ -545,26 +545,29 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         if (masterStarted) {
             return true;
         }
-        Thread thread = null;
-        if (masterThreadFactory != null) {
-            try {
-                thread = masterThreadFactory.newThread(master);
-            } catch (Throwable t) {
-                reportInternalFailure("master thread factory failed; using the default", t);
-            }
+        // The user's factory first, if any; whatever goes wrong with its thread (null, a throw from newThread or
+        // from start), the default factory next: the master must run.
+        if (masterThreadFactory != null && tryStartMaster(masterThreadFactory, "the master thread factory failed")) {
+            return true;
         }
+        return tryStartMaster(new NamedThreadFactory(name + "-master", true), "cannot start the master thread");
+    }
+
+    private boolean tryStartMaster(ThreadFactory factory, String failure) {
         try {
+            Thread thread = factory.newThread(master);
             if (thread == null) {
-                thread = new NamedThreadFactory(name + "-master", true).newThread(master);
+                reportInternalFailure(failure, new NullPointerException("the factory returned null"));
+                return false;
             }
             master.setThread(thread);
             thread.start();
+            masterStarted = true;
+            return true;
         } catch (Throwable t) {
-            reportInternalFailure("cannot start the master thread", t);
+            reportInternalFailure(failure, t);
             return false;
         }
-        masterStarted = true;
-        return true;
     }
 
     Thread newWorkerThread(Runnable worker) {
@@ -575,6 +578,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     void wakeMaster() {
         if (masterStarted) {
             master.wake();
+        } else if (isShutdown()) {
+            terminateWithoutMaster();
         }
     }
 
@@ -602,7 +607,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     private void onShutdown() {
+        dispatcher.prestart(); // tasks still to run need a worker, even if thread creation failed before
         if (!masterStarted && !startMaster()) {
+            terminateWithoutMaster();
             return;
         }
         master.runCommand(new MasterLoop.Command() {
@@ -625,7 +632,13 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     public List<Runnable> shutdownNow() {
         advanceRunState(STOP);
         List<ScheduledTask<?>> unstarted = new ArrayList<>();
-        if (masterStarted || startMaster()) {
+        if (!masterStarted && !startMaster()) {
+            dispatcher.drainUnstartedTo(unstarted);
+            for (ScheduledTask<?> task : unstarted) {
+                leftPending(task);
+            }
+            terminateWithoutMaster();
+        } else {
             master.runCommand(new MasterLoop.Command() {
                 @Override
                 void execute(MasterLoop m) {
@@ -651,6 +664,18 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             }
         }
         return result;
+    }
+
+    /**
+     * No master thread could ever be started, so only tasks due at once were accepted: terminate here once they are
+     * done (the workers call {@link #wakeMaster()}, which comes back here).
+     */
+    private void terminateWithoutMaster() {
+        synchronized (this) {
+            if (!masterStarted && isShutdown() && !isTerminated() && dispatcher.tryTerminate()) {
+                markTerminated();
+            }
+        }
     }
 
     @Override

@@ -226,6 +226,19 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
+    public boolean isStarved() {
+        if (workerCount > 0) {
+            return false; // the common case, without the lock
+        }
+        lock.lock();
+        try {
+            return head != null && workerCount == 0 && !terminated;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     public boolean isQuiescent() {
         lock.lock();
         try {
