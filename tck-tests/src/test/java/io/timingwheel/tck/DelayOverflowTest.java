@@ -157,10 +157,7 @@ class DelayOverflowTest extends TckTestCase {
             await(blocking);
             CountDownLatch overdueRan = new CountDownLatch(1);
             e.schedule(countDowner(overdueRan), 1, NANOSECONDS);
-            long t0 = System.nanoTime();
-            while (System.nanoTime() - t0 < MILLISECONDS.toNanos(2)) {
-                Thread.onSpinWait(); // let the task become overdue while the only worker is busy
-            }
+            spin(2); // the task becomes overdue while the only worker is busy
             ScheduledFuture<?> huge = e.schedule(NOOP, Long.MAX_VALUE, NANOSECONDS);
             ScheduledFuture<?> hugeRate = e.scheduleAtFixedRate(NOOP, Long.MAX_VALUE, Long.MAX_VALUE, NANOSECONDS);
             release.countDown();

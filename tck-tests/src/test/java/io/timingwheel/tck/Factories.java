@@ -49,11 +49,6 @@ public final class Factories {
         return select(all);
     }
 
-    /** Every selected TimingWheelExecutor factory, for the tests of what only it offers. */
-    public static Stream<SchedulerFactory> timingWheel() {
-        return select(TimingWheelFactories.ALL);
-    }
-
     private static Stream<SchedulerFactory> select(List<SchedulerFactory> factories) {
         String wanted = System.getProperty("tck.factories", "").trim();
         if (wanted.isEmpty()) {

@@ -40,10 +40,7 @@ class ScheduledFutureTest extends TckTestCase {
             long d1 = future.getDelay(NANOSECONDS);
             assertTrue(d1 <= HOURS.toNanos(1), "delay " + d1 + " exceeds the requested hour");
             assertTrue(d1 >= HOURS.toNanos(1) - (System.nanoTime() - t0) - MILLISECONDS.toNanos(LONG_DELAY_MS));
-            long t1 = System.nanoTime();
-            while (System.nanoTime() - t1 < MILLISECONDS.toNanos(2)) {
-                Thread.onSpinWait();
-            }
+            spin(2);
             long d2 = future.getDelay(NANOSECONDS);
             assertTrue(d2 < d1, "delay did not count down: " + d1 + " then " + d2);
             assertTrue(future.cancel(false));
