@@ -25,6 +25,10 @@ import java.util.concurrent.TimeUnit;
  * <p>STPE runs with {@code setRemoveOnCancelPolicy(true)} (see {@link Subject}), so each cancel removes the task from
  * its heap under the lock, and nothing accumulates; the scheduler lives for the whole trial.
  *
+ * <p>Netty with its default 100 ms tick is left out: it moves at most 100 000 new timeouts per tick (1 million per
+ * second) from its queue into its wheel, cancelled ones included, so at these rates its queue grows without bound
+ * until the heap is gone; it cannot sustain this workload.
+ *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}):
  * <pre>{@code java -cp jmh/target/benchmarks.jar org.openjdk.jmh.Main CancelBenchmark}</pre>
  * One implementation only: add {@code -p impl=tw}; shorter: add {@code -f 1 -wi 2 -i 3 -w 1s -r 1s}.
@@ -38,7 +42,7 @@ import java.util.concurrent.TimeUnit;
 public class CancelBenchmark {
 
     /** The implementation under test, see {@link Subject}. */
-    @Param({"jdk1", "jdkN", "tw", "netty1ms", "netty100ms"})
+    @Param({"jdk1", "jdkN", "tw", "netty1ms"})
     public String impl;
 
     Subject subject;
