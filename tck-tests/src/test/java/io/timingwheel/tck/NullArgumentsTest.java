@@ -1,5 +1,7 @@
 package io.timingwheel.tck;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.google.common.testing.NullPointerTester;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -31,9 +33,9 @@ class NullArgumentsTest extends TckTestCase {
                     checked++;
                 }
             }
-            org.junit.jupiter.api.Assertions.assertTrue(checked >= 25, "only " + checked + " parameters checked");
+            assertTrue(checked >= 25, "only " + checked + " parameters checked");
             s.executor().shutdown();
-            org.junit.jupiter.api.Assertions.assertTrue(
+            assertTrue(
                     s.executor().awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS),
                     "a null-argument call left a task behind");
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -98,7 +99,7 @@ class RealCallersTest extends TckTestCase {
             assertTrue(future.cancel(false));
             await(notified);
             assertTrue(future.isCancelled());
-            org.junit.jupiter.api.Assertions.assertThrows(CancellationException.class, future::get);
+            assertThrows(CancellationException.class, future::get);
         }
     }
 
@@ -109,7 +110,7 @@ class RealCallersTest extends TckTestCase {
             SettableFuture<String> stuck = SettableFuture.create();
             long t0 = System.nanoTime();
             ListenableFuture<String> bounded = Futures.withTimeout(stuck, SHORT_DELAY_MS, MILLISECONDS, s.executor());
-            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+            ExecutionException e = assertThrows(ExecutionException.class,
                     () -> get(bounded));
             assertInstanceOf(TimeoutException.class, e.getCause());
             assertNotEarly(t0, SHORT_DELAY_MS, MILLISECONDS);
