@@ -45,8 +45,9 @@ import java.util.regex.Pattern;
  *   <li>{@code --curve}: only the pending-count curve and its chart;</li>
  *   <li>{@code --only KEY[,KEY...]}: only those rows (keys: schedule, schedule2, cancel, cancel2, pending10k,
  *       pending1m, pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve);</li>
- *   <li>{@code --out FILE}: where the Markdown table goes as well (default {@code jmh/target/comparison.md}, or
- *       {@code comparison.md} outside the repository root); {@code --chart FILE}: where the chart goes.</li>
+ *   <li>{@code --out FILE}: where the Markdown table goes as well (default
+ *       {@code jmh/target/comparison-<mode>.md}, or the current directory outside the repository root);
+ *       {@code --chart FILE}: where the chart goes.</li>
  * </ul>
  * Each figure is the median of the measured iterations. Throughputs are millions of operations per second, higher is
  * better; the harness rows are costs, lower is better. The ratio is always figure / STPE(1) figure.
@@ -150,7 +151,6 @@ public final class ComparisonRunner {
 
     private void parse(String[] args) {
         boolean atRoot = Files.isDirectory(Path.of("jmh", "target")) && Files.exists(Path.of("pom.xml"));
-        out = atRoot ? Path.of("jmh", "target", "comparison.md") : Path.of("comparison.md");
         chart = atRoot ? Path.of("docs", "schedule-vs-pending.png") : Path.of("schedule-vs-pending.png");
         full = Boolean.getBoolean("tw.full");
         for (int i = 0; i < args.length; i++) {
@@ -174,6 +174,10 @@ public final class ComparisonRunner {
         }
         if (curveOnly) {
             only = List.of("curve");
+        }
+        if (out == null) {
+            String file = "comparison-" + (curveOnly ? "curve" : full ? "full" : "quick") + ".md";
+            out = atRoot ? Path.of("jmh", "target", file) : Path.of(file);
         }
     }
 
