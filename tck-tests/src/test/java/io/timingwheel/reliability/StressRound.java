@@ -68,6 +68,20 @@ final class StressRound {
      */
     static Report run(Subject subject, Ending ending, long maxPending, long millis, long seed)
             throws InterruptedException {
+        return run(subject, ending, maxPending, millis, seed, null);
+    }
+
+    /**
+     * Something hostile that runs on its own thread during the round (until {@code stop} says true), for example
+     * a thread that interrupts the executor's threads.
+     */
+    interface Sidekick {
+        void run(ScheduledExecutorService executor, java.util.function.BooleanSupplier stop) throws Exception;
+    }
+
+    /** As {@link #run(Subject, Ending, long, long, long)}, with a {@link Sidekick} at work until the shutdown. */
+    static Report run(Subject subject, Ending ending, long maxPending, long millis, long seed, Sidekick sidekick)
+            throws InterruptedException {
         InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
         Subject.Config config = Subject.config().threads(2)
                 .handler(checker.handler(maxPending == 0)) // with a limit: DiscardPolicy-like, as in the flood
@@ -90,6 +104,13 @@ final class StressRound {
                 threads.add(t);
                 t.start();
             }
+            java.util.concurrent.atomic.AtomicBoolean sidekickStop = new java.util.concurrent.atomic.AtomicBoolean();
+            if (sidekick != null) {
+                Thread t = new Thread(failures.guard(() -> sidekick.run(executor, sidekickStop::get)),
+                        "stress-sidekick");
+                threads.add(t);
+                t.start();
+            }
             long endAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
             go.countDown();
             Threads.parkUntil(endAt);
@@ -109,6 +130,7 @@ final class StressRound {
             for (Producer p : producers) {
                 p.stop = true;
             }
+            sidekickStop.set(true);
             for (Thread t : threads) {
                 t.join(TimeUnit.SECONDS.toMillis(30));
                 if (t.isAlive()) {

@@ -26,6 +26,26 @@ final class Threads {
         return found;
     }
 
+    /**
+     * Finds an executor's threads by their default names: a task reports its worker's name, {@code timingwheel-N-worker-M}
+     * (ours, whose master is {@code timingwheel-N-master}) or {@code pool-N-thread-M} (the JDK's), and every live
+     * thread of that executor is matched by name.
+     *
+     * @return the executor's threads (workers and, for ours, the master) alive now
+     */
+    static List<Thread> of(java.util.concurrent.ExecutorService executor) throws Exception {
+        String worker = executor.submit(() -> Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        java.util.regex.Matcher m = Pattern.compile("(timingwheel-\\d+)-worker-\\d+").matcher(worker);
+        if (m.matches()) {
+            return named(Pattern.quote(m.group(1)) + "-(master\\d*|worker-\\d+)");
+        }
+        m = Pattern.compile("(pool-\\d+-thread)-\\d+").matcher(worker);
+        if (m.matches()) {
+            return named(Pattern.quote(m.group(1)) + "-\\d+");
+        }
+        throw new IllegalStateException("not a default thread name: " + worker);
+    }
+
     /** @return the CPU time the thread has used, in nanoseconds, or -1 if the JVM cannot tell */
     static long cpuNanos(Thread t) {
         return MX.isThreadCpuTimeSupported() ? MX.getThreadCpuTime(t.getId()) : -1;
