@@ -217,7 +217,7 @@ class ManagementTest extends TckTestCase {
     void removeTakesPendingTaskOut(SchedulerFactory f) throws Exception {
         try (ManagedScheduler s = f.create()) {
             CountDownLatch ran = new CountDownLatch(1);
-            ScheduledFuture<?> future = s.executor().schedule(countDowner(ran), SHORT_DELAY_MS, MILLISECONDS);
+            ScheduledFuture<?> future = s.executor().schedule(countDowner(ran), MEDIUM_DELAY_MS, MILLISECONDS);
             assertTrue(s.getQueue().contains(future));
             assertTrue(s.remove((Runnable) future));
             assertFalse(s.getQueue().contains(future));
@@ -227,7 +227,7 @@ class ManagementTest extends TckTestCase {
             } else {
                 assertTrue(future.isCancelled()); // ours: cancelled, so get() does not hang
             }
-            get(s.executor().schedule(NOOP, 2 * SHORT_DELAY_MS, MILLISECONDS));
+            get(s.executor().schedule(NOOP, MEDIUM_DELAY_MS + SHORT_DELAY_MS, MILLISECONDS)); // past its deadline
             assertNotReleased(ran);
         }
     }
@@ -342,7 +342,7 @@ class ManagementTest extends TckTestCase {
     void queueFollowsTheTasks(SchedulerFactory f) throws Exception {
         try (ManagedScheduler s = f.create()) {
             assertTrue(s.getQueue().isEmpty());
-            ScheduledFuture<?> soon = s.executor().schedule(NOOP, SHORT_DELAY_MS, MILLISECONDS);
+            ScheduledFuture<?> soon = s.executor().schedule(NOOP, MEDIUM_DELAY_MS, MILLISECONDS);
             assertTrue(s.getQueue().contains(soon));
             assertTrue(soon instanceof RunnableScheduledFuture);
             get(soon);

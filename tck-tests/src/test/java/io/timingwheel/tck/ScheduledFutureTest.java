@@ -156,7 +156,7 @@ class ScheduledFutureTest extends TckTestCase {
     void cancelBeforeRunPreventsTheRun(SchedulerFactory f) throws Exception {
         try (ManagedScheduler s = f.create()) {
             CountDownLatch ran = new CountDownLatch(1);
-            ScheduledFuture<?> future = s.executor().schedule(countDowner(ran), SHORT_DELAY_MS, MILLISECONDS);
+            ScheduledFuture<?> future = s.executor().schedule(countDowner(ran), MEDIUM_DELAY_MS, MILLISECONDS);
             assertTrue(future.cancel(false));
             assertTrue(future.isCancelled());
             assertTrue(future.isDone());
@@ -164,7 +164,7 @@ class ScheduledFutureTest extends TckTestCase {
             assertFalse(future.cancel(true));
             assertThrows(CancellationException.class, () -> future.get());
             assertThrows(CancellationException.class, () -> future.get(1, MILLISECONDS));
-            get(s.executor().schedule(NOOP, 2 * SHORT_DELAY_MS, MILLISECONDS)); // past the cancelled deadline
+            get(s.executor().schedule(NOOP, MEDIUM_DELAY_MS + SHORT_DELAY_MS, MILLISECONDS)); // past its deadline
             assertNotReleased(ran);
         }
     }

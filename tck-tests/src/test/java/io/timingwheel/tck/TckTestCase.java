@@ -34,6 +34,12 @@ abstract class TckTestCase {
     /** A delay short enough to keep tests fast, long enough to be distinguishable from "now" on every tick. */
     static final long SHORT_DELAY_MS = 30;
 
+    /**
+     * A delay that cannot expire between two consecutive calls of a test, even on a loaded machine, yet short enough
+     * to wait for: for tests that act on a pending task and then check that it never ran.
+     */
+    static final long MEDIUM_DELAY_MS = 200;
+
     /** A delay that no test lives to see expire. */
     static final long HOUR_MS = TimeUnit.HOURS.toMillis(1);
 
