@@ -200,7 +200,7 @@ public final class ComparisonRunner {
     private void run() throws Exception {
         long start = System.nanoTime();
         String loadBefore = loadAverage();
-        String mode = full ? "full" : "quick";
+        String mode = curveOnly ? "curve" : full ? "full" : "quick";
         String jdk = System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
         System.out.printf(Locale.ROOT, "timingwheel comparison, %s mode: %s, %d cores, %s, load average %s%n",
                 mode, jdk, Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"), loadBefore);
@@ -322,7 +322,9 @@ public final class ComparisonRunner {
         }
 
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
-        String settings = full
+        String settings = curveOnly
+                ? "Harness curve: per pending count, 3 rounds of 1 s after a warm-up, median"
+                : full
                 ? "JMH: 2 forks, warmup 3 × 1 s, measurement 5 × 1 s (schedule rows: 5 + 10 one-shot batches of"
                         + " 1 000 000 per producer)"
                 : "JMH: 1 fork, warmup 2 × 1 s, measurement 3 × 1 s (schedule rows: 3 + 5 one-shot batches of"
@@ -433,7 +435,8 @@ public final class ComparisonRunner {
         List<Row> curveRows = new ArrayList<>();
         for (long pending = 1_000; pending <= 10_000_000; pending *= 10) {
             curveRows.add(addRow("curve", String.format(Locale.ROOT,
-                    "curve: cancel + schedule among %,d pending, 1 producer (harness)", pending), "ns/op", null));
+                    "curve: cancel + schedule among %,d pending, 1 producer (harness)", pending).replace(',', ' '),
+                    "ns/op", null));
         }
         Row growth = addRow("curve", "curve: cost at 10 000 000 pending ÷ cost at 1 000 (flat = 1)", "×",
                 Target.atMost(1.5, "flat (≤ 1.5)"));

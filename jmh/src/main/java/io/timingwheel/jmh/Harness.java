@@ -35,7 +35,8 @@ import java.util.stream.Stream;
  *       comes first to warm the code up;</li>
  *   <li>{@code curve}: the cost of schedule + cancel (the {@link PendingBenchmark} operation: cancel the oldest of a
  *       ring of pending tasks, schedule a new one with a random delay in [1 s, 1 h) in its place) as the pending count
- *       grows 1 000, 10 000, ... 10 000 000, one producer; the O(1) vs O(log n) curve.</li>
+ *       grows 1 000, 10 000, ... 10 000 000, one producer (per count: a warm-up, then the median of three 1 s
+ *       rounds); the O(1) vs O(log n) curve.</li>
  * </ul>
  * Each result is one line {@code RESULT <part> <impl> key=value ...} on standard output, which
  * {@link ComparisonRunner} reads.
@@ -318,10 +319,14 @@ public final class Harness {
             ring.growTo(subject, (int) pending);
             subject.settle(pending - old);
             System.gc();
-            replaceFor(subject, ring, old == 0 ? 2_000 : 500); // the first level also warms the code up
-            long[] ops = new long[1];
-            long nanos = replaceFor(subject, ring, 1_000, ops);
-            double nsPerOp = nanos / (double) ops[0];
+            replaceFor(subject, ring, old == 0 ? 3_000 : 1_000); // the first level also warms the code up
+            double[] rounds = new double[3];
+            for (int i = 0; i < rounds.length; i++) {
+                long[] ops = new long[1];
+                rounds[i] = replaceFor(subject, ring, 1_000, ops) / (double) ops[0];
+            }
+            Arrays.sort(rounds);
+            double nsPerOp = rounds[1];
             report("curve", impl, "pending=" + pending + " nsPerOp=" + fmt(nsPerOp)
                     + " opsPerSec=" + fmt(1e9 / nsPerOp));
         }
