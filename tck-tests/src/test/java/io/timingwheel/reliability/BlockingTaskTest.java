@@ -66,7 +66,7 @@ class BlockingTaskTest {
             assertFalse(e.awaitTermination(200, TimeUnit.MILLISECONDS), "two tasks still hold the workers");
             assertFalse(e.isTerminated());
             assertTrue(e.isShutdown());
-            org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> interruptsSeen.get() >= 2);
+            Threads.await(() -> interruptsSeen.get() >= 2);
 
             release.countDown();
             assertTrue(e.awaitTermination(10, TimeUnit.SECONDS), "released: it must terminate");

@@ -201,7 +201,7 @@ class InvariantCheckerTest {
     }
 
     private static void awaitRuns(Tracked t, int runs) {
-        org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> t.starts.get() >= runs
+        Threads.await(() -> t.starts.get() >= runs
                 && t.inBody.get() == 0);
     }
 

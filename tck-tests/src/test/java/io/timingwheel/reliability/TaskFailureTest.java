@@ -224,7 +224,7 @@ class TaskFailureTest {
                 fault.assertCause((Throwable) call[1]);
                 assertTrue(((Thread) call[2]).getName().startsWith(CountingFactory.PREFIX));
             }
-            org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> !uncaught.isEmpty());
+            Threads.await(() -> !uncaught.isEmpty());
             assertTrue(uncaught.stream().anyMatch(t -> hasCause(t, "the failure handler fails too")),
                     () -> "the handler's own failure was not reported: " + uncaught);
             assertEquals("still serving", e.submit(() -> "still serving").get(10, TimeUnit.SECONDS));

@@ -74,6 +74,18 @@ final class Threads {
         return Thread.currentThread().isInterrupted();
     }
 
+    /**
+     * Waits, up to 10 s, until {@code condition} holds, polling every millisecond from the start (Awaitility's
+     * default first poll comes after 100 ms, too slow for a harness that waits thousands of times).
+     */
+    static void await(java.util.concurrent.Callable<Boolean> condition) {
+        org.awaitility.Awaitility.await()
+                .pollDelay(java.time.Duration.ZERO)
+                .pollInterval(java.time.Duration.ofMillis(1))
+                .atMost(java.time.Duration.ofSeconds(10))
+                .until(condition);
+    }
+
     /** Parks until the given time (a pacing delay for producers, never a synchronisation). */
     static void parkUntil(long deadline) {
         for (long left; (left = deadline - System.nanoTime()) > 0; ) {
