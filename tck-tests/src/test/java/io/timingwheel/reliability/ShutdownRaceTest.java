@@ -1,0 +1,239 @@
+package io.timingwheel.reliability;
+
+import io.timingwheel.reliability.InvariantChecker.Report;
+import io.timingwheel.reliability.InvariantChecker.Tracked;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The races between {@code schedule} and {@code shutdown()}/{@code shutdownNow()}, and between {@code cancel} and
+ * {@code shutdownNow()}, driven by the {@link RaceHarness} with a new executor for each iteration (half of them with
+ * their threads already started, half cold, so that thread start-up races too). Each iteration's task is watched by
+ * an {@link InvariantChecker}; any violation is a forbidden outcome.
+ *
+ * <p>Outcomes carry the order in which the two calls ran: {@code [A<B]} (A returned before B was called),
+ * {@code [B<A]}, or {@code [A~B]} (they overlapped). A schedule that returned before the shutdown was called must
+ * have been accepted, and one called after the shutdown returned must have been rejected.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class ShutdownRaceTest {
+    private static final long US = 1_000;
+
+    /** The task raced against the shutdown. */
+    enum Kind {
+        DUE_NOW, DELAYED_1MS, FIXED_RATE
+    }
+
+    /** The shutdown it races. */
+    enum Stop {
+        SHUTDOWN, SHUTDOWN_NOW
+    }
+
+    static final String REJECTED = "rejected";
+    static final String RAN = "accepted, ran to completion";
+    static final String RETURNED = "accepted, returned by shutdownNow, never started";
+    static final String RAN_THEN_RETURNED = "accepted, ran, then returned by shutdownNow between runs";
+    static final String CANCELLED_UNRUN = "accepted, cancelled by the shutdown before it ran";
+    static final String RAN_THEN_CANCELLED = "accepted, ran, then cancelled by the shutdown";
+    static final String LOST = "FORBIDDEN: lost";
+    static final String NOT_TERMINATED = "FORBIDDEN: not terminated";
+
+    static Stream<Arguments> races() {
+        List<Arguments> args = new ArrayList<>();
+        for (Stop stop : Stop.values()) {
+            for (Subject s : Subject.values()) {
+                for (Kind k : Kind.values()) {
+                    args.add(Arguments.of(s, k, stop));
+                }
+            }
+        }
+        return args.stream();
+    }
+
+    /** One iteration: a fresh executor and one task. */
+    static final class Iteration {
+        final ScheduledExecutorService executor;
+        final InvariantChecker checker;
+        final Tracked task;
+        volatile boolean accepted;
+        volatile List<Runnable> returned = Collections.emptyList();
+
+        Iteration(ScheduledExecutorService executor, InvariantChecker checker, Tracked task) {
+            this.executor = executor;
+            this.checker = checker;
+            this.task = task;
+        }
+    }
+
+    /**
+     * {@code schedule} racing {@code shutdown()} or {@code shutdownNow()}: the task is rejected, or it is accepted
+     * and then ends exactly once (runs, is cancelled by the shutdown policy, or is returned by shutdownNow); it is
+     * never lost, the executor always terminates, and the order of the two calls is respected.
+     */
+    @ParameterizedTest(name = "{0}, {1}, {2}")
+    @MethodSource("races")
+    void scheduleRacesShutdown(Subject subject, Kind kind, Stop stop) throws Exception {
+        RaceHarness<Iteration> race = new RaceHarness<>("schedule(" + kind + ") vs " + stop + ", " + subject,
+                Budget.iterations(250), 100 * US, 100 * US, true);
+        RaceHarness.Result r = race.run(Budget.seed() + kind.ordinal() * 10 + stop.ordinal(),
+                i -> {
+                    InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
+                    ScheduledExecutorService e = subject.create(Subject.config().threads(1)
+                            .handler(checker.handler(true)));
+                    if (i % 2 == 0) {
+                        e.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get(10, TimeUnit.SECONDS); // warm
+                    }
+                    return new Iteration(e, checker, task(checker, kind));
+                },
+                (it, spin) -> it.accepted = it.checker.schedule(it.executor, it.task),
+                (it, spin) -> {
+                    if (stop == Stop.SHUTDOWN) {
+                        it.executor.shutdown();
+                    } else {
+                        it.returned = it.checker.shutdownNow(it.executor);
+                    }
+                },
+                (it, timing) -> classify(it, timing));
+        r.print().assertOutcomes(allowed(subject, kind, stop), Set.of(LOST, NOT_TERMINATED), 1);
+    }
+
+    /**
+     * {@code cancel} of a pending task racing {@code shutdownNow()}: the cancel always wins (shutdownNow does not
+     * cancel), and the task is returned only if the cancel had not returned before shutdownNow was called. Ours
+     * only for that last rule: the JDK also returns tasks cancelled long before (they stay in its queue), which is
+     * allowed for it.
+     */
+    @ParameterizedTest
+    @EnumSource(Subject.class)
+    void cancelRacesShutdownNow(Subject subject) throws Exception {
+        String cancelledOnly = "cancelled, not returned";
+        String both = "cancelled, and returned by shutdownNow";
+        String cancelLost = "FORBIDDEN: cancel returned false";
+        RaceHarness<Iteration> race = new RaceHarness<>("cancel vs shutdownNow, " + subject,
+                Budget.iterations(300), 100 * US, 100 * US, true);
+        RaceHarness.Result r = race.run(Budget.seed() + 99,
+                i -> {
+                    InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
+                    ScheduledExecutorService e = subject.create(1);
+                    Iteration it = new Iteration(e, checker, checker.oneShot(TimeUnit.HOURS.toNanos(1), 0, false));
+                    it.accepted = checker.schedule(e, it.task);
+                    return it;
+                },
+                (it, spin) -> it.checker.cancel(it.task, false),
+                (it, spin) -> it.returned = it.checker.shutdownNow(it.executor),
+                (it, timing) -> {
+                    String verdict = verdict(it);
+                    if (verdict != null) {
+                        return "[" + timing.order() + "] " + verdict;
+                    }
+                    String what = it.task.cancel.get() == null ? cancelLost
+                            : it.returned.contains(it.task.future) ? both : cancelledOnly;
+                    return "[" + timing.order() + "] " + what;
+                });
+        Set<String> allowed = new HashSet<>(Set.of("[A<B] " + cancelledOnly, "[A~B] " + cancelledOnly,
+                "[A~B] " + both, "[B<A] " + both));
+        if (subject == Subject.STPE) {
+            allowed.add("[A<B] " + both); // the JDK's queue keeps a cancelled task until its deadline
+        }
+        r.print().assertOutcomes(allowed, Set.of("[A<B] " + both, "[B<A] " + cancelledOnly,
+                "[A<B] " + cancelLost, "[A~B] " + cancelLost, "[B<A] " + cancelLost).stream()
+                .filter(o -> !allowed.contains(o)).collect(java.util.stream.Collectors.toSet()), 2);
+    }
+
+    // -- helpers ----------------------------------------------------------------------------------------------------
+
+    private static Tracked task(InvariantChecker checker, Kind kind) {
+        switch (kind) {
+            case DUE_NOW:
+                return checker.oneShot(0, 0, false);
+            case DELAYED_1MS:
+                return checker.oneShot(TimeUnit.MILLISECONDS.toNanos(1), 0, false);
+            default:
+                return checker.fixedRate(0, 300 * US, 0, 0);
+        }
+    }
+
+    /** Waits for termination and checks the invariants. @return a forbidden outcome, or null if all is well */
+    private static String verdict(Iteration it) throws InterruptedException {
+        boolean terminated = it.executor.awaitTermination(10, TimeUnit.SECONDS);
+        long terminatedAt = System.nanoTime();
+        if (!terminated) {
+            it.executor.shutdownNow(); // don't leak its threads
+            return NOT_TERMINATED;
+        }
+        Report report = it.checker.verify(it.returned, true, terminatedAt);
+        if (report.lost > 0) {
+            return LOST;
+        }
+        if (!report.violations.isEmpty()) {
+            return "FORBIDDEN: " + report.violations.get(0).replaceAll("task#\\d+\\([^)]*\\): ", "");
+        }
+        return null;
+    }
+
+    private static String classify(Iteration it, RaceHarness.Timing timing) throws InterruptedException {
+        String order = "[" + timing.order() + "] ";
+        String verdict = verdict(it);
+        if (verdict != null) {
+            return order + verdict;
+        }
+        Tracked t = it.task;
+        if (!it.accepted) {
+            return order + REJECTED;
+        }
+        if (it.returned.contains(t.future)) {
+            return order + (t.starts.get() == 0 ? RETURNED : RAN_THEN_RETURNED);
+        }
+        if (t.future.isCancelled()) {
+            return order + (t.starts.get() == 0 ? CANCELLED_UNRUN : RAN_THEN_CANCELLED);
+        }
+        return order + RAN; // the checker has verified that it completed after one run
+    }
+
+    /** What may happen to a task of {@code kind} racing {@code stop}, per order of the two calls. */
+    private static Set<String> allowed(Subject subject, Kind kind, Stop stop) {
+        Set<String> whenAccepted = new HashSet<>();
+        if (stop == Stop.SHUTDOWN) {
+            // Delayed one-shot tasks still run after shutdown(); periodic ones are cancelled, maybe after runs.
+            if (kind == Kind.FIXED_RATE) {
+                whenAccepted.add(CANCELLED_UNRUN);
+                whenAccepted.add(RAN_THEN_CANCELLED);
+            } else {
+                whenAccepted.add(RAN);
+            }
+        } else {
+            whenAccepted.add(RETURNED);
+            whenAccepted.add(CANCELLED_UNRUN); // it reached the executor as it stopped
+            if (kind == Kind.FIXED_RATE) {
+                whenAccepted.add(RAN_THEN_RETURNED);
+                whenAccepted.add(RAN_THEN_CANCELLED);
+            } else {
+                whenAccepted.add(RAN);
+            }
+        }
+        Set<String> allowed = new HashSet<>();
+        for (String o : whenAccepted) {
+            allowed.add("[A<B] " + o); // scheduled before the shutdown: accepted
+            allowed.add("[A~B] " + o);
+        }
+        // Overlapping a shutdown() of an executor with nothing to do, a task can pass the state check, see the
+        // executor terminate before it is queued, and be cancelled (never lost): the JDK does the same (its
+        // delayedExecute re-checks the state after queueing and cancels the task).
+        allowed.add("[A~B] " + CANCELLED_UNRUN);
+        allowed.add("[A~B] " + REJECTED);
+        allowed.add("[B<A] " + REJECTED); // scheduled after the shutdown: rejected
+        return allowed;
+    }
+}
