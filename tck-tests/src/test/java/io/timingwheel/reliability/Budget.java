@@ -3,7 +3,7 @@ package io.timingwheel.reliability;
 /**
  * The knobs of the reliability package, all system properties, so the same tests run fast in CI and as a long soak:
  * <ul>
- *   <li>{@code -Dtimingwheel.soak.seconds=600}: {@link SoakTest} runs stress rounds for that long (default 3 s).</li>
+ *   <li>{@code -Dtimingwheel.soak.seconds=600}: {@link SoakTest} runs stress rounds for that long (default 2 s).</li>
  *   <li>{@code -Dtimingwheel.stress.millis=1000}: the length of each round of {@link StressTest} (default 800 ms).</li>
  *   <li>{@code -Dtimingwheel.race.seed=N}: the seed of the race harness and of the stress producers (default fixed,
  *       printed with each result, so a failing run can be repeated).</li>
@@ -17,7 +17,7 @@ final class Budget {
     }
 
     static long soakSeconds() {
-        return Long.getLong("timingwheel.soak.seconds", 3);
+        return Long.getLong("timingwheel.soak.seconds", 2);
     }
 
     static long stressMillis() {

@@ -128,8 +128,23 @@ final class RaceHarness<C> {
         try {
             barrier.await(30, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError("a side of the race is stuck", e);
+            throw new AssertionError("a side of the race is stuck for 30 s; threads:" + dumpThreads(), e);
         }
+    }
+
+    /** @return the stacks of the racers and of the executors' threads, for a diagnosis */
+    static String dumpThreads() {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            String name = e.getKey().getName();
+            if (name.startsWith("race-") || name.startsWith("timingwheel-") || name.startsWith("pool-")) {
+                sb.append("\n\"").append(name).append("\" ").append(e.getKey().getState());
+                for (StackTraceElement f : e.getValue()) {
+                    sb.append("\n    at ").append(f);
+                }
+            }
+        }
+        return sb.toString();
     }
 
     /** A racing thread: waits at the start barrier, spins, acts, and meets the others at the end barrier. */

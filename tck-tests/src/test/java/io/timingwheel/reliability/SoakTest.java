@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The stress rounds of {@link StressTest}, back to back against {@code TimingWheelExecutor} for
- * {@code -Dtimingwheel.soak.seconds} (3 s by default, so CI runs it briefly), cycling through the endings and with and
+ * {@code -Dtimingwheel.soak.seconds} (2 s by default, so CI runs it briefly), cycling through the endings and with and
  * without a pending limit, each round with a new seed. Long soak:
  * {@code mvn -B -o -pl tck-tests test -Dtest='io.timingwheel.reliability.SoakTest' -Dtimingwheel.soak.seconds=600}.
  */

@@ -120,7 +120,7 @@ class TaskFailureTest {
     void manyFailuresLoseNothing(Subject subject, Fault fault) throws Exception {
         CountingFactory factory = new CountingFactory();
         ScheduledExecutorService e = subject.create(Subject.config().threads(2).factory(factory));
-        int n = fault == Fault.STACK_OVERFLOW ? 500 : 10_000; // a stack overflow costs about 50 microseconds
+        int n = fault == Fault.STACK_OVERFLOW ? 100 : 10_000; // a stack overflow costs a few milliseconds
         try (Closing<?> c = Closing.of(e)) {
             List<Future<Object>> futures = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
