@@ -96,10 +96,9 @@ class CancelRaceTest {
     }
 
     /**
-     * A task due now raced by a cancel: A keeps the one worker busy for 200 us with another task and schedules the
-     * raced task behind it, so the worker claims it when the blocker ends; B cancels 0-400 us after the blocker
-     * started, across that moment. Exactly one of "cancelled and never ran", "ran and cancel returned false", "cancelled while running"
-     * happens, and a task never starts with an interrupt meant for another.
+     * A task due now, claimed by the one worker when a 200 us task ahead of it ends, raced by a cancel 0-400 us after
+     * that task started, ends in exactly one allowed way (cancelled and never ran, ran while the cancel returned false,
+     * or cancelled while running) and never starts with an interrupt meant for another task.
      */
     @ParameterizedTest(name = "{0}, mayInterruptIfRunning={1}")
     @MethodSource("subjectsAndInterrupt")

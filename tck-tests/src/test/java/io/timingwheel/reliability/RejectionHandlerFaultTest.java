@@ -139,10 +139,9 @@ class RejectionHandlerFaultTest {
     }
 
     /**
-     * Ours only (the JDK can reject only after shutdown, when {@code CallerRunsPolicy} does nothing): a task rejected
-     * by the pending limit and run by {@code CallerRunsPolicy} still never runs before its delay, the executor's
-     * first timing promise (the README's builder example combines this policy with {@code maxPendingTasks}, and a
-     * 30-second timeout firing at once under overload would be a real hazard).
+     * Ours only (the JDK rejects only after shutdown, when {@code CallerRunsPolicy} does nothing): a task rejected by
+     * the pending limit and run by {@code CallerRunsPolicy} still does not run before its delay, the executor's first
+     * timing promise, although the README combines this policy with {@code maxPendingTasks}.
      */
     @Test
     void callerRunsUnderTheLimitNeverRunsATaskBeforeItsDelay() throws Exception {

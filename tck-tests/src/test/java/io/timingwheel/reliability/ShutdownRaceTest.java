@@ -110,10 +110,9 @@ class ShutdownRaceTest {
     }
 
     /**
-     * {@code cancel} of a pending task racing {@code shutdownNow()}: the cancel always wins (shutdownNow does not
-     * cancel), and the task is returned only if the cancel had not returned before shutdownNow was called. Ours
-     * only for that last rule: the JDK also returns tasks cancelled long before (they stay in its queue), which is
-     * allowed for it.
+     * A cancel of a pending task racing {@code shutdownNow()} always wins, and ours returns the task only if the cancel
+     * had not returned before shutdownNow was called (the JDK also returns tasks cancelled long before, which stay in
+     * its queue: allowed for it only).
      */
     @ParameterizedTest
     @EnumSource(Subject.class)

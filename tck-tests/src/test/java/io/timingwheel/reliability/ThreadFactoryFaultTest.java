@@ -64,12 +64,11 @@ class ThreadFactoryFaultTest {
     }
 
     /**
-     * Ours only: a factory that throws (including {@code OutOfMemoryError("unable to create native thread")}, from
-     * {@code newThread} or from {@code start}) is not the caller's failure: {@code schedule} returns normally, the
-     * task is accepted, the failure is reported to the calling thread's uncaught-exception handler, and everything
-     * runs once the factory recovers. The JDK differs on purpose-free grounds: it lets the factory's throwable escape
-     * from {@code schedule} although it has already queued the task (which later runs), so a caller takes an accepted
-     * task for a rejected one.
+     * Ours only, because the JDK throws the factory's throwable out of {@code schedule} after it has queued the task
+     * (so the caller takes an accepted task for a rejected one): a factory that throws, even {@code
+     * OutOfMemoryError("unable to create native thread")} from {@code newThread} or from {@code start}, leaves {@code
+     * schedule} returning normally, is reported to the calling thread's uncaught-exception handler, and every task runs
+     * once the factory recovers.
      */
     @ParameterizedTest
     @EnumSource(value = Failure.class, names = "RETURNS_NULL", mode = EnumSource.Mode.EXCLUDE)
@@ -158,10 +157,9 @@ class ThreadFactoryFaultTest {
     }
 
     /**
-     * Ours only, stricter than the JDK: when the factory failed as tasks due now arrived and has since recovered,
-     * {@code shutdown()} still gets every accepted task run and the executor terminates, with no new task to start a
-     * thread. (The JDK starts threads only when a task arrives; after {@code shutdown()} none can, so its accepted
-     * tasks wait forever and it never terminates.)
+     * Ours only, stricter than the JDK (which starts threads only when a task arrives, so after {@code shutdown()} its
+     * waiting tasks never run and it never terminates): once a factory that failed for tasks due now has recovered,
+     * {@code shutdown()} still gets every accepted task run and the executor terminates.
      */
     @Test
     void recoveredFactoryLetsShutdownRunEverythingAndTerminate() throws Exception {
