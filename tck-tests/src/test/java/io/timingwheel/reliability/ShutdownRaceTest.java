@@ -87,25 +87,32 @@ class ShutdownRaceTest {
     void scheduleRacesShutdown(Subject subject, Kind kind, Stop stop) throws Exception {
         RaceHarness<Iteration> race = new RaceHarness<>("schedule(" + kind + ") vs " + stop + ", " + subject,
                 Budget.iterations(250), 100 * US, 100 * US, true);
-        RaceHarness.Result r = race.run(Budget.seed() + kind.ordinal() * 10 + stop.ordinal(),
-                i -> {
-                    InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
-                    ScheduledExecutorService e = subject.create(Subject.config().threads(1)
-                            .handler(checker.handler(true)));
-                    if (i % 2 == 0) {
-                        e.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get(10, TimeUnit.SECONDS); // warm
-                    }
-                    return new Iteration(e, checker, task(checker, kind));
-                },
-                (it, spin) -> it.accepted = it.checker.schedule(it.executor, it.task),
-                (it, spin) -> {
-                    if (stop == Stop.SHUTDOWN) {
-                        it.executor.shutdown();
-                    } else {
-                        it.returned = it.checker.shutdownNow(it.executor);
-                    }
-                },
-                (it, timing) -> classify(it, timing));
+        List<ScheduledExecutorService> created = new ArrayList<>();
+        RaceHarness.Result r;
+        try {
+            r = race.run(Budget.seed() + kind.ordinal() * 10 + stop.ordinal(),
+                    i -> {
+                        InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
+                        ScheduledExecutorService e = subject.create(Subject.config().threads(1)
+                                .handler(checker.handler(true)));
+                        created.add(e);
+                        if (i % 2 == 0) {
+                            e.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get(10, TimeUnit.SECONDS); // warm
+                        }
+                        return new Iteration(e, checker, task(checker, kind));
+                    },
+                    (it, spin) -> it.accepted = it.checker.schedule(it.executor, it.task),
+                    (it, spin) -> {
+                        if (stop == Stop.SHUTDOWN) {
+                            it.executor.shutdown();
+                        } else {
+                            it.returned = it.checker.shutdownNow(it.executor);
+                        }
+                    },
+                    (it, timing) -> classify(it, timing));
+        } finally {
+            shutDownSurvivors(created);
+        }
         r.print().assertOutcomes(allowed(subject, kind, stop), Set.of(LOST, NOT_TERMINATED), 1);
     }
 
@@ -122,25 +129,33 @@ class ShutdownRaceTest {
         String cancelLost = "FORBIDDEN: cancel returned false";
         RaceHarness<Iteration> race = new RaceHarness<>("cancel vs shutdownNow, " + subject,
                 Budget.iterations(300), 100 * US, 100 * US, true);
-        RaceHarness.Result r = race.run(Budget.seed() + 99,
-                i -> {
-                    InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
-                    ScheduledExecutorService e = subject.create(1);
-                    Iteration it = new Iteration(e, checker, checker.oneShot(TimeUnit.HOURS.toNanos(1), 0, false));
-                    it.accepted = checker.schedule(e, it.task);
-                    return it;
-                },
-                (it, spin) -> it.checker.cancel(it.task, false),
-                (it, spin) -> it.returned = it.checker.shutdownNow(it.executor),
-                (it, timing) -> {
-                    String verdict = verdict(it);
-                    if (verdict != null) {
-                        return "[" + timing.order() + "] " + verdict;
-                    }
-                    String what = it.task.cancel.get() == null ? cancelLost
-                            : it.returned.contains(it.task.future) ? both : cancelledOnly;
-                    return "[" + timing.order() + "] " + what;
-                });
+        List<ScheduledExecutorService> created = new ArrayList<>();
+        RaceHarness.Result r;
+        try {
+            r = race.run(Budget.seed() + 99,
+                    i -> {
+                        InvariantChecker checker = new InvariantChecker(InvariantChecker.contractOf(subject));
+                        ScheduledExecutorService e = subject.create(1);
+                        created.add(e);
+                        Tracked t = checker.oneShot(TimeUnit.HOURS.toNanos(1), 0, false);
+                        Iteration it = new Iteration(e, checker, t);
+                        it.accepted = checker.schedule(e, it.task);
+                        return it;
+                    },
+                    (it, spin) -> it.checker.cancel(it.task, false),
+                    (it, spin) -> it.returned = it.checker.shutdownNow(it.executor),
+                    (it, timing) -> {
+                        String verdict = verdict(it);
+                        if (verdict != null) {
+                            return "[" + timing.order() + "] " + verdict;
+                        }
+                        String what = it.task.cancel.get() == null ? cancelLost
+                                : it.returned.contains(it.task.future) ? both : cancelledOnly;
+                        return "[" + timing.order() + "] " + what;
+                    });
+        } finally {
+            shutDownSurvivors(created);
+        }
         Set<String> allowed = new HashSet<>(Set.of("[A<B] " + cancelledOnly, "[A~B] " + cancelledOnly,
                 "[A~B] " + both, "[B<A] " + both));
         if (subject == Subject.STPE) {
@@ -152,6 +167,15 @@ class ShutdownRaceTest {
     }
 
     // -- helpers ----------------------------------------------------------------------------------------------------
+
+    /** Every iteration ends with its executor terminated; this is the safety net for a race that failed midway. */
+    private static void shutDownSurvivors(List<ScheduledExecutorService> created) {
+        for (ScheduledExecutorService e : created) {
+            if (!e.isTerminated()) {
+                e.shutdownNow();
+            }
+        }
+    }
 
     private static Tracked task(InvariantChecker checker, Kind kind) {
         switch (kind) {

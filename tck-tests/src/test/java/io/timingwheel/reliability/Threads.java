@@ -2,9 +2,14 @@ package io.timingwheel.reliability;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Small helpers about threads: finding an executor's threads by name, spinning, CPU time. */
@@ -27,15 +32,15 @@ final class Threads {
     }
 
     /**
-     * Finds an executor's threads by their default names: a task reports its worker's name, {@code timingwheel-N-worker-M}
-     * (ours, whose master is {@code timingwheel-N-master}) or {@code pool-N-thread-M} (the JDK's), and every live
-     * thread of that executor is matched by name.
+     * Finds an executor's threads by their default names: a task reports its worker's name,
+     * {@code timingwheel-N-worker-M} (ours, whose master is {@code timingwheel-N-master}) or {@code pool-N-thread-M}
+     * (the JDK's), and every live thread of that executor is matched by name.
      *
      * @return the executor's threads (workers and, for ours, the master) alive now
      */
-    static List<Thread> of(java.util.concurrent.ExecutorService executor) throws Exception {
-        String worker = executor.submit(() -> Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS);
-        java.util.regex.Matcher m = Pattern.compile("(timingwheel-\\d+)-worker-\\d+").matcher(worker);
+    static List<Thread> of(ExecutorService executor) throws Exception {
+        String worker = executor.submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+        Matcher m = Pattern.compile("(timingwheel-\\d+)-worker-\\d+").matcher(worker);
         if (m.matches()) {
             return named(Pattern.quote(m.group(1)) + "-(master\\d*|worker-\\d+)");
         }
@@ -78,11 +83,11 @@ final class Threads {
      * Waits, up to 10 s, until {@code condition} holds, polling every millisecond from the start (Awaitility's
      * default first poll comes after 100 ms, too slow for a harness that waits thousands of times).
      */
-    static void await(java.util.concurrent.Callable<Boolean> condition) {
+    static void await(Callable<Boolean> condition) {
         org.awaitility.Awaitility.await()
-                .pollDelay(java.time.Duration.ZERO)
-                .pollInterval(java.time.Duration.ofMillis(1))
-                .atMost(java.time.Duration.ofSeconds(10))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .atMost(Duration.ofSeconds(10))
                 .until(condition);
     }
 
