@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that no thread outlives it.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class BlockingTaskTest {
 
     /**

@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * task that has started returns true too).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class CancelRaceTest {
     private static final long US = 1_000;
 

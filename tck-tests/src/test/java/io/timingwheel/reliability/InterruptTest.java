@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * dies, no task is lost or delayed, no interrupt reaches a later task, and no thread starts spinning.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class InterruptTest {
 
     /**

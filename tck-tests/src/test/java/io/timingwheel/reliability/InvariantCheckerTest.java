@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * complains would make every stress test pass.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class InvariantCheckerTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 

@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * from two producers against {@code maxPendingTasks(100 000)}, with a {@code DiscardPolicy}-like handler that counts.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class OverloadFloodTest {
     private static final long SCHEDULES = 10_000_000;
     private static final int LIMIT = 100_000;

@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * pending-limit capacity or loses an accepted task.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class RejectionHandlerFaultTest {
 
     static Stream<Arguments> subjectsAndThrowables() {

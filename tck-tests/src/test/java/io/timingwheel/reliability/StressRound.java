@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Rounds are bounded in time and in tasks (so memory stays small); the seed makes each producer's choices
  * repeatable.
  */
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 final class StressRound {
     static final int PRODUCERS = 4;
 

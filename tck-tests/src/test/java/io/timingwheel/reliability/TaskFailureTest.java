@@ -36,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * throwable, as the cause of {@link ExecutionException}), it costs no worker thread, and the executor keeps serving.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class TaskFailureTest {
 
     /** What a failing task throws. */

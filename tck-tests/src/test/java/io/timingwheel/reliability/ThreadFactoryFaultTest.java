@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * after the start, and that is tested here.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class ThreadFactoryFaultTest {
 
     /** How the factory fails. */
