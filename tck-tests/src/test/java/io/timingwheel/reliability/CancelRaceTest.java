@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * claims the task, against both executors (the JDK's futures define what is allowed: a cancel that wins against a
  * task that has started returns true too).
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class CancelRaceTest {
     private static final long US = 1_000;

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code pool-N-thread-M}). Expected: an interrupt is a request to the task that is running, nothing more: no thread
  * dies, no task is lost or delayed, no interrupt reaches a later task, and no thread starts spinning.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class InterruptTest {
 

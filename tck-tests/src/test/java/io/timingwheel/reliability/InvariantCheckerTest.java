@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * caught, each by the invariant it breaks, and the sound JDK executor must pass. Without this, a checker that never
  * complains would make every stress test pass.
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class InvariantCheckerTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Ours only (the JDK has no pending limit: its queue grows until the heap is gone): a flood of ten million schedules
  * from two producers against {@code maxPendingTasks(100 000)}, with a {@code DiscardPolicy}-like handler that counts.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class OverloadFloodTest {
     private static final long SCHEDULES = 10_000_000;

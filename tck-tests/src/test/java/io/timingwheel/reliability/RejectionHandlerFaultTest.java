@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the caller of {@code schedule} unchanged (as in the JDK), a rejected task never runs, and a rejection never leaks
  * pending-limit capacity or loses an accepted task.
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class RejectionHandlerFaultTest {
 

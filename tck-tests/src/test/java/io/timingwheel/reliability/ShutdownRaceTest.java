@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * {@code [B<A]}, or {@code [A~B]} (they overlapped). A schedule that returned before the shutdown was called must
  * have been accepted, and one called after the shutdown returned must have been rejected.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ShutdownRaceTest {
     private static final long US = 1_000;
 
@@ -169,12 +169,25 @@ class ShutdownRaceTest {
     // -- helpers ----------------------------------------------------------------------------------------------------
 
     /** Every iteration ends with its executor terminated; this is the safety net for a race that failed midway. */
-    private static void shutDownSurvivors(List<ScheduledExecutorService> created) {
+    private static void shutDownSurvivors(List<ScheduledExecutorService> created) throws InterruptedException {
         for (ScheduledExecutorService e : created) {
             if (!e.isTerminated()) {
-                e.shutdownNow();
+                shutdownNowWithin(e, 5);
             }
         }
+    }
+
+    /**
+     * Calls {@code shutdownNow()} on a daemon thread, so that an executor that deadlocked cannot hang the test.
+     *
+     * @return null if it returned in time, else the stacks of the executor's threads and the caller
+     */
+    private static String shutdownNowWithin(ScheduledExecutorService e, int seconds) throws InterruptedException {
+        Thread t = new Thread(e::shutdownNow, "race-cleanup");
+        t.setDaemon(true);
+        t.start();
+        t.join(TimeUnit.SECONDS.toMillis(seconds));
+        return t.isAlive() ? RaceHarness.dumpThreads() : null;
     }
 
     private static Tracked task(InvariantChecker checker, Kind kind) {
@@ -193,8 +206,8 @@ class ShutdownRaceTest {
         boolean terminated = it.executor.awaitTermination(10, TimeUnit.SECONDS);
         long terminatedAt = System.nanoTime();
         if (!terminated) {
-            it.executor.shutdownNow(); // don't leak its threads
-            return NOT_TERMINATED;
+            String stuck = shutdownNowWithin(it.executor, 5);
+            return stuck == null ? NOT_TERMINATED : NOT_TERMINATED + "; shutdownNow blocked too" + stuck;
         }
         Report report = it.checker.verify(it.returned, true, terminatedAt);
         if (report.lost > 0) {

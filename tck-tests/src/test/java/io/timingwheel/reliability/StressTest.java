@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link InvariantChecker}. Each round runs against the JDK's executor too: the checker is then checked against the
  * reference, so a violation reported only for ours is ours.
  */
-@Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StressTest {
 
     static Stream<Arguments> rounds() {

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link StackOverflowError}. Expected, as in the JDK: the failure is held in the task's own future (the very
  * throwable, as the cause of {@link ExecutionException}), it costs no worker thread, and the executor keeps serving.
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class TaskFailureTest {
 

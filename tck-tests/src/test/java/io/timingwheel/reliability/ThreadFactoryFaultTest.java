@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link TaskFailureTest}, where the factory's count stays put). Growth is therefore where a failing factory is met
  * after the start, and that is tested here.
  */
-@Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class ThreadFactoryFaultTest {
 
