@@ -103,7 +103,7 @@ final class Chart {
         g.drawString(xLabel, LEFT + (plotW - fm.stringWidth(xLabel)) / 2, HEIGHT - 22);
         Graphics2D rotated = (Graphics2D) g.create();
         rotated.rotate(-Math.PI / 2);
-        String yLabel = "ns per schedule + cancel (lower is better)";
+        String yLabel = "CPU ns per schedule + cancel (lower is better)";
         rotated.drawString(yLabel, -(TOP + (plotH + fm.stringWidth(yLabel)) / 2), 24);
         rotated.dispose();
 

@@ -37,9 +37,9 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>default (quick, about 2.5 minutes on 2 cores): STPE(1), TimingWheelExecutor and Netty (1 ms tick) on the
- *       workloads that carry a target; JMH with 1 fork, warmup 2 &times; 1 s, measurement 3 &times; 1 s (the schedule
+ *       workloads that carry a target (firing and periodic throughput only in {@code --full}); JMH with 1 fork, warmup 2 &times; 1 s, measurement 3 &times; 1 s (the schedule
  *       rows: 3 + 5 one-shot batches of a million); the harness (lateness, memory, idle) once per implementation;</li>
- *   <li>{@code --full} (about 25 minutes): every implementation ({@code jdk1 jdkN tw twN netty1ms netty100ms} where
+ *   <li>{@code --full} (about 20 minutes): every implementation ({@code jdk1 jdkN tw twN netty1ms netty100ms} where
  *       the peer can do the work) on every benchmark, 2 forks, warmup 3 &times; 1 s, measurement 5 &times; 1 s, plus
  *       the pending-count curve from 1 000 to 10 000 000 and its chart ({@code docs/schedule-vs-pending.png});</li>
  *   <li>{@code --curve}: only the pending-count curve and its chart;</li>
@@ -227,7 +227,7 @@ public final class ComparisonRunner {
                     sustained, true),
             spec("firing", "firing: batches of 100 000 tasks due at once, completed", null,
                     "FiringBenchmark.fireBatch", Map.of(), List.of("jdk1", "jdkN", "tw", "twN", "netty1ms",
-                            "netty100ms"), true),
+                            "netty100ms"), false),
             spec("periodic", "periodic: 10 000 tasks every 1 ms, runs completed", null,
                     "PeriodicBenchmark.periodic", Map.of(), List.of("jdk1", "jdkN", "tw", "twN", "netty1ms"), false));
 
@@ -432,24 +432,33 @@ public final class ComparisonRunner {
 
     private void runCurve() throws IOException, InterruptedException {
         List<String> impls = List.of("jdk1", "tw", "netty1ms");
-        List<Row> curveRows = new ArrayList<>();
+        List<Row> wallRows = new ArrayList<>();
+        List<Row> cpuRows = new ArrayList<>();
         for (long pending = 1_000; pending <= 10_000_000; pending *= 10) {
-            curveRows.add(addRow("curve", String.format(Locale.ROOT,
-                    "curve: cancel + schedule among %,d pending, 1 producer (harness)", pending).replace(',', ' '),
-                    "ns/op", null));
+            String count = String.format(Locale.ROOT, "%,d", pending).replace(',', ' ');
+            cpuRows.add(addRow("curve", "curve: cancel + schedule among " + count
+                    + " pending, 1 producer: CPU of all threads", "ns/op", null));
         }
-        Row growth = addRow("curve", "curve: cost at 10 000 000 pending ÷ cost at 1 000 (flat = 1)", "×",
+        for (long pending = 1_000; pending <= 10_000_000; pending *= 10) {
+            String count = String.format(Locale.ROOT, "%,d", pending).replace(',', ' ');
+            wallRows.add(addRow("curve", "curve: cancel + schedule among " + count
+                    + " pending, 1 producer: wall time", "ns/op", null));
+        }
+        Row growth = addRow("curve", "curve: CPU cost at 10 000 000 pending ÷ at 1 000 (flat = 1)", "×",
                 Target.atMost(1.5, "flat (≤ 1.5)"));
-        StringBuilder csv = new StringBuilder("impl,pending,nsPerOp\n");
+        StringBuilder csv = new StringBuilder("impl,pending,wallNsPerOp,cpuNsPerOp\n");
         for (String impl : impls) {
             System.out.printf(Locale.ROOT, "harness curve %s (1 000 .. 10 000 000 pending)%n", impl);
             List<double[]> points = new ArrayList<>();
             for (Map<String, String> r : harness("curve", impl, "-Xms6g", "-Xmx6g")) {
                 long pending = Long.parseLong(r.get("pending"));
-                double ns = number(r.get("nsPerOp"));
-                points.add(new double[] {pending, ns});
-                curveRows.get((int) Math.round(Math.log10(pending)) - 3).values.put(impl, ns);
-                csv.append(impl).append(',').append(pending).append(',').append(r.get("nsPerOp")).append('\n');
+                int level = (int) Math.round(Math.log10(pending)) - 3;
+                double cpu = number(r.get("cpuNsPerOp"));
+                points.add(new double[] {pending, cpu});
+                cpuRows.get(level).values.put(impl, cpu);
+                wallRows.get(level).values.put(impl, number(r.get("nsPerOp")));
+                csv.append(impl).append(',').append(pending).append(',').append(r.get("nsPerOp")).append(',')
+                        .append(r.get("cpuNsPerOp")).append('\n');
             }
             if (points.size() == 5) {
                 growth.values.put(impl, points.get(4)[1] / points.get(0)[1]);
@@ -459,8 +468,9 @@ public final class ComparisonRunner {
         Path csvFile = out.resolveSibling("schedule-vs-pending.csv");
         Files.writeString(csvFile, csv);
         try {
-            Chart.write(chart, "Cost of schedule + cancel as pending tasks grow",
-                    "random delays 1 s..1 h, one producer; " + System.getProperty("java.runtime.version") + ", "
+            Chart.write(chart, "CPU cost of schedule + cancel as pending tasks grow",
+                    "random delays 1 s..1 h, one producer, CPU time of all threads per operation; "
+                            + System.getProperty("java.runtime.version") + ", "
                             + Runtime.getRuntime().availableProcessors() + " cores; STPE(1) with removeOnCancel",
                     curve);
             System.out.println("chart written to " + chart + " (data: " + csvFile + ")");

@@ -36,7 +36,7 @@ import java.util.stream.Stream;
  *   <li>{@code curve}: the cost of schedule + cancel (the {@link PendingBenchmark} operation: cancel the oldest of a
  *       ring of pending tasks, schedule a new one with a random delay in [1 s, 1 h) in its place) as the pending count
  *       grows 1 000, 10 000, ... 10 000 000, one producer (per count: a warm-up, then the median of three 1 s
- *       rounds); the O(1) vs O(log n) curve.</li>
+ *       rounds), as wall time and as CPU time of the whole process per operation; the O(1) vs O(log n) curve.</li>
  * </ul>
  * Each result is one line {@code RESULT <part> <impl> key=value ...} on standard output, which
  * {@link ComparisonRunner} reads.
@@ -308,7 +308,12 @@ public final class Harness {
     // ---------------------------------------------------------------------------------------------------------------
     // curve
 
-    /** Measures schedule + cancel at pending counts 1 000, 10 000, ... up to {@code maxPending}. */
+    /**
+     * Measures schedule + cancel at pending counts 1 000, 10 000, ... up to {@code maxPending}: per count, the median
+     * of three 1 s rounds of wall time per operation (the producer's view) and of CPU time of the whole process per
+     * operation (every thread: the producer, the scheduler's own thread, GC; on a shared machine this one does not
+     * count the time the threads wait for a core).
+     */
     static void curve(String impl, long maxPending) {
         // Never closed: stopping Netty's timer with millions of timeouts takes longer than the whole measurement, and
         // the JVM exits right after this part anyway.
@@ -319,38 +324,50 @@ public final class Harness {
             ring.growTo(subject, (int) pending);
             subject.settle(pending - old);
             System.gc();
-            replaceFor(subject, ring, old == 0 ? 3_000 : 1_000); // the first level also warms the code up
-            double[] rounds = new double[3];
-            for (int i = 0; i < rounds.length; i++) {
-                long[] ops = new long[1];
-                rounds[i] = replaceFor(subject, ring, 1_000, ops) / (double) ops[0];
+            replaceFor(subject, ring, old == 0 ? 3_000 : 1_000, new double[2]); // the first count warms the code up
+            double[] wall = new double[3];
+            double[] cpu = new double[3];
+            for (int i = 0; i < wall.length; i++) {
+                double[] perOp = new double[2];
+                replaceFor(subject, ring, 1_000, perOp);
+                wall[i] = perOp[0];
+                cpu[i] = perOp[1];
             }
-            Arrays.sort(rounds);
-            double nsPerOp = rounds[1];
-            report("curve", impl, "pending=" + pending + " nsPerOp=" + fmt(nsPerOp)
-                    + " opsPerSec=" + fmt(1e9 / nsPerOp));
+            Arrays.sort(wall);
+            Arrays.sort(cpu);
+            report("curve", impl, "pending=" + pending + " nsPerOp=" + fmt(wall[1]) + " cpuNsPerOp=" + fmt(cpu[1])
+                    + " opsPerSec=" + fmt(1e9 / wall[1]));
         }
     }
 
-    private static void replaceFor(Subject subject, TaskRing ring, long millis) {
-        replaceFor(subject, ring, millis, new long[1]);
-    }
-
-    /** Replaces the oldest task of the ring for about {@code millis}; returns the time taken and counts the ops. */
-    private static long replaceFor(Subject subject, TaskRing ring, long millis, long[] ops) {
+    /**
+     * Replaces the oldest task of the ring by a new one for about {@code millis}; puts the wall time and the process
+     * CPU time per operation, in nanoseconds, into {@code perOp[0]} and {@code perOp[1]}.
+     */
+    private static void replaceFor(Subject subject, TaskRing ring, long millis, double[] perOp) {
+        long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         long end = start + TimeUnit.MILLISECONDS.toNanos(millis);
-        long done = 0;
+        long ops = 0;
         long now;
         do {
             for (int k = 0; k < 1024; k++) {
                 ring.replaceOldest(subject);
             }
-            done += 1024;
+            ops += 1024;
             now = System.nanoTime();
         } while (now < end);
-        ops[0] = done;
-        return now - start;
+        perOp[0] = (now - start) / (double) ops;
+        perOp[1] = (processCpuNanos() - cpuStart) / (double) ops;
+    }
+
+    /** CPU time of the whole process, in nanoseconds, or -1 if the JVM cannot tell. */
+    static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean) {
+            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
+        }
+        return -1;
     }
 
     /** Parses {@code RESULT part impl k=v ...} lines into maps; other lines are ignored. */
