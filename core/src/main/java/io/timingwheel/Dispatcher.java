@@ -28,8 +28,13 @@ interface Dispatcher {
     /** Interrupts every thread running a task (for {@code shutdownNow}). */
     void interruptWorkers();
 
-    /** Stops for good if {@link #isQuiescent()}; later tasks are cancelled. @return true if stopped */
-    boolean tryTerminate();
+    /**
+     * Stops for good if {@link #isQuiescent()}; later tasks are cancelled.
+     *
+     * @param awaitThreadsExit whether to wait until the threads have left (never when called on a worker thread)
+     * @return true if stopped
+     */
+    boolean tryTerminate(boolean awaitThreadsExit);
 
     int poolSize();
 

@@ -29,9 +29,12 @@ final class ExecutorView extends ScheduledThreadPoolExecutor {
         return target;
     }
 
+    /** Executes the command; a task the target rejected is accepted again with its own deadline. */
     @Override
     public void execute(Runnable command) {
-        target.execute(command);
+        if (!target.resubmitRejected(command)) {
+            target.execute(command);
+        }
     }
 
     @Override

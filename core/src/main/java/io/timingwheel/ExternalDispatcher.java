@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
- * executor's own workers. Tasks handed over are out of reach: {@code shutdownNow} cannot return them, but they
- * cancel themselves when they start after it. If the executor rejects a task, the task fails with that exception.
+ * executor's own workers. A task handed over waits in {@code waiting} until a thread of that executor starts it;
+ * whoever removes it from there owns it, the runner or {@code shutdownNow}, so a task is either started or returned,
+ * never both and never neither. If the executor rejects a task, the task fails with that exception.
  */
 final class ExternalDispatcher implements Dispatcher {
     private final TimingWheelExecutor owner;
@@ -21,6 +22,7 @@ final class ExternalDispatcher implements Dispatcher {
     private final LongAdder failed = new LongAdder();
     private final LatenessHistogram lateness = new LatenessHistogram();
     private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
+    private final Set<ScheduledTask<?>> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean terminated;
 
     ExternalDispatcher(TimingWheelExecutor owner, Executor executor) {
@@ -32,30 +34,37 @@ final class ExternalDispatcher implements Dispatcher {
     public void dispatch(ScheduledTask<?> task) {
         task.next = null;
         if (terminated) {
-            owner.leftPending(task);
             task.cancel(false);
             return;
         }
         inFlight.incrementAndGet();
+        waiting.add(task);
         try {
             executor.execute(() -> runOnCurrentThread(task));
         } catch (Throwable rejected) {
-            owner.leftPending(task);
-            task.failUnstarted(rejected);
+            if (waiting.remove(task)) {
+                task.failUnstarted(rejected);
+            }
             finished();
         }
     }
 
     private void runOnCurrentThread(ScheduledTask<?> task) {
+        // Stopping: leave the task where shutdownNow's drain returns it. Otherwise whoever removes it owns it; if
+        // shutdownNow comes after our removal, the task has started (as with our own workers) and runs, interrupted.
+        if (owner.isStopped() || !waiting.remove(task)) {
+            finished();
+            return;
+        }
         Thread me = Thread.currentThread();
         active.incrementAndGet();
         runners.add(me);
         try {
-            owner.leftPending(task);
-            if (owner.isStopped()) {
+            boolean stoppedSinceStart = owner.isStopped();
+            if (stoppedSinceStart) {
                 me.interrupt();
             }
-            if (owner.canRunInCurrentState(task) && task.claim()) {
+            if ((stoppedSinceStart || owner.canRunInCurrentState(task)) && task.claim()) {
                 lateness.recordConcurrently(owner.now() - task.deadline);
                 task.runClaimed();
                 completed.increment();
@@ -105,12 +114,20 @@ final class ExternalDispatcher implements Dispatcher {
 
     @Override
     public void drainUnstartedTo(List<ScheduledTask<?>> sink) {
-        // tasks handed over are out of reach; they cancel themselves if they start after shutdownNow
+        for (ScheduledTask<?> task : waiting) {
+            if (waiting.remove(task)) {
+                sink.add(task);
+            }
+        }
     }
 
     @Override
     public void snapshotTo(List<ScheduledTask<?>> sink) {
-        // as above
+        for (ScheduledTask<?> task : waiting) {
+            if (task.isPending()) {
+                sink.add(task);
+            }
+        }
     }
 
     @Override
@@ -121,7 +138,7 @@ final class ExternalDispatcher implements Dispatcher {
     }
 
     @Override
-    public boolean tryTerminate() {
+    public boolean tryTerminate(boolean awaitThreadsExit) {
         if (inFlight.get() != 0) {
             return false;
         }
@@ -129,9 +146,10 @@ final class ExternalDispatcher implements Dispatcher {
         return true;
     }
 
+    /** @return the threads of the external executor running a task of ours now */
     @Override
     public int poolSize() {
-        return 0;
+        return runners.size();
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.timingwheel;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -200,20 +199,16 @@ final class MasterLoop implements Runnable {
         if (node instanceof ScheduledTask) {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (!task.isPending()) {
-                owner.leftPending(task); // cancelled before the master saw it
+                return; // cancelled before the master saw it
             } else if (owner.isStopped() && !drainedForShutdownNow) {
                 wheel.add(task); // shutdownNow's drain, on its way, returns it
             } else if (!owner.canRunInCurrentState(task)) {
-                owner.leftPending(task);
                 task.cancel(false);
             } else {
                 wheel.add(task);
             }
         } else if (node instanceof CancelRequest) {
-            ScheduledTask<?> task = ((CancelRequest) node).task;
-            if (wheel.remove(task)) {
-                owner.leftPending(task);
-            }
+            wheel.remove(((CancelRequest) node).task);
         } else {
             ((Command) node).run(this);
         }
@@ -222,8 +217,7 @@ final class MasterLoop implements Runnable {
     private void collectDue(TimerNode node) {
         ScheduledTask<?> task = (ScheduledTask<?>) node;
         if (!task.isPending()) {
-            owner.leftPending(task);
-            return;
+            return; // cancelled: its cancel request is on its way
         }
         if (batchTail == null) {
             batchHead = task;
@@ -274,7 +268,7 @@ final class MasterLoop implements Runnable {
         if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()) {
             return false;
         }
-        if (!dispatcher.tryTerminate()) {
+        if (!dispatcher.tryTerminate(true)) {
             return false;
         }
         owner.markTerminated();
@@ -282,7 +276,6 @@ final class MasterLoop implements Runnable {
         // whatever arrives later, its producer cancels itself after seeing TERMINATED.
         for (TimerNode node; (node = inbox.poll()) != null || !inbox.isEmpty(); ) {
             if (node instanceof ScheduledTask) {
-                owner.leftPending((ScheduledTask<?>) node);
                 ((ScheduledTask<?>) node).cancel(false);
             } else if (node instanceof Command) {
                 ((Command) node).run(this);
@@ -297,7 +290,6 @@ final class MasterLoop implements Runnable {
     void applyShutdownPolicy() {
         wheel.removeIf(node -> !owner.canRunInCurrentState((ScheduledTask<?>) node), node -> {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
-            owner.leftPending(task);
             task.cancel(false);
         });
     }
@@ -306,14 +298,12 @@ final class MasterLoop implements Runnable {
     void drainPending(List<ScheduledTask<?>> sink) {
         drainInbox();
         drainedForShutdownNow = true;
-        List<ScheduledTask<?>> drained = new ArrayList<>(wheel.size());
-        wheel.removeIf(node -> true, node -> drained.add((ScheduledTask<?>) node));
-        for (ScheduledTask<?> task : drained) {
-            owner.leftPending(task);
+        wheel.removeIf(node -> true, node -> {
+            ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (task.isPending()) {
                 sink.add(task);
             }
-        }
+        });
     }
 
     /** Copies every pending task of the inbox and the wheel into {@code sink}. */

@@ -7,16 +7,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class NamedThreadFactory implements ThreadFactory {
     private final String prefix;
     private final boolean daemon;
+    private final boolean numbered;
     private final AtomicInteger count = new AtomicInteger();
 
-    NamedThreadFactory(String prefix, boolean daemon) {
+    /**
+     * @param prefix the thread name, or its prefix if numbered
+     * @param daemon whether the threads are daemons
+     * @param numbered whether to append 1, 2, 3... to the names
+     */
+    NamedThreadFactory(String prefix, boolean daemon, boolean numbered) {
         this.prefix = prefix;
         this.daemon = daemon;
+        this.numbered = numbered;
     }
 
     @Override
     public Thread newThread(Runnable task) {
-        Thread thread = new Thread(task, prefix + count.incrementAndGet());
+        Thread thread = new Thread(task, numbered ? prefix + count.incrementAndGet() : prefix);
         thread.setDaemon(daemon);
         thread.setPriority(Thread.NORM_PRIORITY);
         return thread;

@@ -86,10 +86,14 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
 
     /**
      * Runs the task once, unless it is done, cancelled or already running, or its executor's state forbids it (then
-     * it is cancelled, as the JDK does with tasks run after {@code shutdownNow}).
+     * it is cancelled, as the JDK does with tasks run after {@code shutdownNow}). A task that was rejected and is run
+     * by its handler waits for its deadline first.
      */
     @Override
     public final void run() {
+        if (!owner.awaitDeadlineIfRejected(this)) {
+            return;
+        }
         if (!owner.canRunInCurrentState(this)) {
             cancel(false);
             return;
@@ -113,11 +117,13 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             failure = t;
         }
         if (failure == null && isPeriodic()) {
+            owner.reservePendingForNextRun(); // before NEW: a cancel of the next run releases it
             if (STATE.compareAndSet(this, RUNNING, NEW)) {
                 OUTCOME.setRelease(this, null);
                 advanceDeadline();
                 owner.reschedulePeriodic(this);
             } else {
+                owner.releasePending(this);
                 awaitCancellationInterrupt();
             }
         } else if (failure == null) {
@@ -133,6 +139,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             return false;
         }
         OUTCOME.setRelease(this, Thread.currentThread());
+        owner.releasePending(this);
         return true;
     }
 
@@ -164,6 +171,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         if (!STATE.compareAndSet(this, NEW, COMPLETING)) {
             return false;
         }
+        owner.releasePending(this);
         outcome = cause;
         STATE.setRelease(this, EXCEPTIONAL);
         finishCompletion();
@@ -203,6 +211,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             if (s == NEW) {
                 if (STATE.compareAndSet(this, NEW, CANCELLED)) {
                     owner.onCancelled();
+                    owner.releasePending(this);
                     finishCompletion();
                     owner.onCancelledPending(this);
                     return true;
@@ -234,6 +243,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     final boolean cancelIfPending() {
         if (STATE.compareAndSet(this, NEW, CANCELLED)) {
             owner.onCancelled();
+            owner.releasePending(this);
             finishCompletion();
             owner.onCancelledPending(this);
             return true;

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A {@link ScheduledExecutorService} that replaces {@link ScheduledThreadPoolExecutor}: change
@@ -103,6 +104,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
 
     /** Marks, in {@code next}, a task that shutdownNow returned, so that no racing producer cancels it. */
     private static final TimerNode RETURNED_BY_SHUTDOWN_NOW = new TimerNode() { };
+
+    /** Marks, in {@code next}, a task given to the rejection handler: it never entered the pending count. */
+    private static final TimerNode REJECTED = new TimerNode() { };
 
     static {
         try {
@@ -202,7 +206,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         this.clock = builder.clock;
         this.origin = clock.nanoTime();
         this.threadFactory = builder.threadFactory != null
-                ? builder.threadFactory : new NamedThreadFactory(name + "-worker-", false);
+                ? builder.threadFactory : new NamedThreadFactory(name + "-worker-", false, true);
         this.masterThreadFactory = builder.masterThreadFactory;
         this.handler = builder.handler;
         this.maxPendingTasks = builder.maxPendingTasks;
@@ -429,9 +433,6 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             task.cancel(false);
             return;
         }
-        if (pendingCount != null) {
-            pendingCount.incrementAndGet(); // already accepted: the limit does not apply to its next runs
-        }
         master.submit(task);
         if (runState == TERMINATED) {
             cancelIfStranded(task);
@@ -456,10 +457,21 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         return true;
     }
 
-    /** Called exactly once each time an accepted task leaves the master's or the workers' hands without running. */
-    void leftPending(ScheduledTask<?> task) {
-        if (pendingCount != null) {
+    /**
+     * Called when a pending task stops being pending: it starts a run, is cancelled, or fails without running. The
+     * count follows the task's state machine, so a cancel frees its place at once. A rejected task was never
+     * counted: if its handler runs or cancels it anyway, it is not uncounted either.
+     */
+    void releasePending(ScheduledTask<?> task) {
+        if (pendingCount != null && task.next != REJECTED) {
             pendingCount.decrementAndGet();
+        }
+    }
+
+    /** A periodic task that just ran is pending again until its next run; its limit was checked when accepted. */
+    void reservePendingForNextRun() {
+        if (pendingCount != null) {
+            pendingCount.incrementAndGet();
         }
     }
 
@@ -470,7 +482,50 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         }
     }
 
+    /**
+     * Accepts again, with its own deadline, a task this executor rejected and a handler hands back to
+     * {@code execute} ({@code DiscardOldestPolicy} does, after making room). @return false if it is no such task
+     */
+    boolean resubmitRejected(Runnable command) {
+        if (!(command instanceof ScheduledTask)) {
+            return false;
+        }
+        ScheduledTask<?> task = (ScheduledTask<?>) command;
+        if (task.owner != this || task.next != REJECTED || !task.isPending()) {
+            return false;
+        }
+        task.next = null;
+        if (task.deadline <= now()) {
+            executeNow(task);
+        } else {
+            executeLater(task);
+        }
+        return true;
+    }
+
+    /**
+     * A rejected task that a handler runs itself ({@code CallerRunsPolicy}) still never runs before its delay: the
+     * calling thread waits for the deadline, which is the back-pressure that policy is chosen for.
+     *
+     * @return false if the wait was interrupted (the task is then cancelled and the interrupt status kept)
+     */
+    boolean awaitDeadlineIfRejected(ScheduledTask<?> task) {
+        if (task.next != REJECTED) {
+            return true;
+        }
+        for (long wait; (wait = task.deadline - now()) > 0 && task.isPending(); ) {
+            LockSupport.parkNanos(task, wait);
+            if (Thread.interrupted()) {
+                task.cancel(false);
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void reject(ScheduledTask<?> task) {
+        task.next = REJECTED;
         rejectedTasks.increment();
         if (lateRunEventThresholdNanos >= 0) {
             FlightRecorderEvents.rejection(name, task, isShutdown());
@@ -550,7 +605,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         if (masterThreadFactory != null && tryStartMaster(masterThreadFactory, "the master thread factory failed")) {
             return true;
         }
-        return tryStartMaster(new NamedThreadFactory(name + "-master", true), "cannot start the master thread");
+        return tryStartMaster(new NamedThreadFactory(name + "-master", true, false), "cannot start the master thread");
     }
 
     private boolean tryStartMaster(ThreadFactory factory, String failure) {
@@ -634,22 +689,14 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         List<ScheduledTask<?>> unstarted = new ArrayList<>();
         if (!masterStarted && !startMaster()) {
             dispatcher.drainUnstartedTo(unstarted);
-            for (ScheduledTask<?> task : unstarted) {
-                leftPending(task);
-            }
             terminateWithoutMaster();
         } else {
             master.runCommand(new MasterLoop.Command() {
                 @Override
                 void execute(MasterLoop m) {
                     m.drainPending(unstarted);
-                    int fromWheel = unstarted.size();
                     dispatcher.drainUnstartedTo(unstarted);
-                    for (int i = 0; i < unstarted.size(); i++) {
-                        ScheduledTask<?> task = unstarted.get(i);
-                        if (i >= fromWheel) {
-                            leftPending(task);
-                        }
+                    for (ScheduledTask<?> task : unstarted) {
                         task.next = RETURNED_BY_SHUTDOWN_NOW;
                     }
                 }
@@ -667,12 +714,13 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     /**
-     * No master thread could ever be started, so only tasks due at once were accepted: terminate here once they are
-     * done (the workers call {@link #wakeMaster()}, which comes back here).
+     * No master thread was started, so only tasks due at once were accepted: terminate here once they are done (the
+     * workers call {@link #wakeMaster()}, which comes back here, possibly on a worker thread: so no waiting for the
+     * threads to leave).
      */
     private void terminateWithoutMaster() {
         synchronized (this) {
-            if (!masterStarted && isShutdown() && !isTerminated() && dispatcher.tryTerminate()) {
+            if (!masterStarted && isShutdown() && !isTerminated() && dispatcher.tryTerminate(false)) {
                 markTerminated();
             }
         }

@@ -21,6 +21,7 @@ final class WorkerPool implements Dispatcher {
     private final int maxWorkers;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
+    private final Condition allExited = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
 
     /** The FIFO of due tasks, linked through {@code next}. */
@@ -98,7 +99,6 @@ final class WorkerPool implements Dispatcher {
         for (ScheduledTask<?> task = first; task != null; ) {
             ScheduledTask<?> following = (ScheduledTask<?>) task.next;
             task.next = null;
-            owner.leftPending(task);
             task.cancel(false);
             task = following;
         }
@@ -158,8 +158,14 @@ final class WorkerPool implements Dispatcher {
         }
     }
 
-    /** Takes the next task, blocking while there is none. @return null when the pool has terminated */
+    /**
+     * Takes the next task, blocking while there is none. It calls out of the pool ({@link
+     * TimingWheelExecutor#wakeMaster()}) only without holding the lock, so no lock order spans the two.
+     *
+     * @return null when the pool has terminated
+     */
     private ScheduledTask<?> take(Worker worker, boolean ranOne, boolean failedOne) {
+        boolean idleAfterShutdown;
         lock.lock();
         try {
             if (ranOne) {
@@ -169,14 +175,23 @@ final class WorkerPool implements Dispatcher {
                     failed++;
                 }
             }
-            // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither
-            // started nor returned.
-            while (head == null || owner.isStopped()) {
-                if (terminated) {
-                    return null;
-                }
-                if (active == 0 && owner.isShutdown()) {
-                    owner.wakeMaster(); // maybe the last work is done: let the master decide on termination
+            ScheduledTask<?> task = poll(worker);
+            if (task != null || terminated) {
+                return task;
+            }
+            idleAfterShutdown = active == 0 && owner.isShutdown();
+        } finally {
+            lock.unlock();
+        }
+        if (idleAfterShutdown) {
+            owner.wakeMaster(); // maybe that was the last work: let the master decide on termination
+        }
+        lock.lock();
+        try {
+            for (;;) {
+                ScheduledTask<?> task = poll(worker);
+                if (task != null || terminated) {
+                    return task;
                 }
                 idle++;
                 try {
@@ -185,22 +200,30 @@ final class WorkerPool implements Dispatcher {
                     idle--;
                 }
             }
-            ScheduledTask<?> task = head;
-            head = (ScheduledTask<?>) task.next;
-            if (head == null) {
-                tail = null;
-            }
-            task.next = null;
-            queued--;
-            active++;
-            owner.leftPending(task);
-            // Taking and starting are one step under the lock, so shutdownNow (which drains under the lock) sees
-            // every task either started or still queued.
-            worker.claimed = owner.canRunInCurrentState(task) && task.claim();
-            return task;
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Takes the next task without blocking, or returns null; the lock is held. */
+    private ScheduledTask<?> poll(Worker worker) {
+        // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither started
+        // nor returned.
+        if (head == null || owner.isStopped()) {
+            return null;
+        }
+        ScheduledTask<?> task = head;
+        head = (ScheduledTask<?>) task.next;
+        if (head == null) {
+            tail = null;
+        }
+        task.next = null;
+        queued--;
+        active++;
+        // Taking and starting are one step under the lock, so shutdownNow (which drains under the lock) sees every
+        // task either started or still queued.
+        worker.claimed = owner.canRunInCurrentState(task) && task.claim();
+        return task;
     }
 
     private void workerExited(Worker worker, boolean abruptly) {
@@ -215,7 +238,7 @@ final class WorkerPool implements Dispatcher {
             worker.lateness.addTo(retiredLateness);
             replace = !terminated;
             if (terminated && workers.isEmpty()) {
-                workAvailable.signalAll();
+                allExited.signalAll();
             }
         } finally {
             lock.unlock();
@@ -300,7 +323,7 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
-    public boolean tryTerminate() {
+    public boolean tryTerminate(boolean awaitThreadsExit) {
         lock.lock();
         try {
             if (head != null || active != 0) {
@@ -308,6 +331,11 @@ final class WorkerPool implements Dispatcher {
             }
             terminated = true;
             workAvailable.signalAll();
+            // As ThreadPoolExecutor: terminated means no worker thread is left. The workers are idle, so they leave
+            // as soon as they are scheduled.
+            while (awaitThreadsExit && !workers.isEmpty()) {
+                allExited.awaitUninterruptibly();
+            }
             return true;
         } finally {
             lock.unlock();

@@ -334,7 +334,7 @@ class TimingWheelExecutorTest {
         shutdownAndAwait(executor);
     }
 
-    /** Beyond the pending limit tasks go to the handler; after a rejection the executor keeps serving. */
+    /** Beyond the pending limit tasks go to the handler; a cancel frees a place at once; the executor keeps serving. */
     @Test
     void pendingLimitRejectsThroughTheHandler() throws Exception {
         TimingWheelExecutor executor = TimingWheelExecutor.builder().maxPendingTasks(10).build();
@@ -345,19 +345,15 @@ class TimingWheelExecutorTest {
         assertThrows(RejectedExecutionException.class, () -> executor.schedule(() -> { }, 1, HOURS));
         assertThrows(RejectedExecutionException.class, () -> executor.execute(() -> { }));
         assertTrue(pending.get(0).cancel(false));
-        await("the cancelled task left", () -> {
-            try {
-                executor.schedule(() -> { }, 1, HOURS);
-                return true;
-            } catch (RejectedExecutionException full) {
-                return false;
-            }
-        });
+        executor.schedule(() -> { }, 1, HOURS); // a cancel frees its place at once
+        assertThrows(RejectedExecutionException.class, () -> executor.schedule(() -> { }, 1, HOURS));
+        assertTrue(executor.remove((Runnable) pending.get(1)));
+        executor.execute(() -> { }); // and so does remove
         executor.shutdownNow();
         assertTrue(executor.awaitTermination(TIMEOUT_SECONDS, SECONDS));
     }
 
-    /** The handler sees a ScheduledThreadPoolExecutor view, so CallerRunsPolicy runs the task in the caller. */
+    /** The handler sees a ScheduledThreadPoolExecutor view: CallerRunsPolicy runs the task in the caller, on time. */
     @Test
     void jdkPoliciesSeeAnExecutorView() throws Exception {
         AtomicReference<ThreadPoolExecutor> seen = new AtomicReference<>();
@@ -367,8 +363,10 @@ class TimingWheelExecutorTest {
                     new ThreadPoolExecutor.CallerRunsPolicy().rejectedExecution(r, e);
                 }).build();
         executor.schedule(() -> { }, 1, HOURS);
-        ScheduledFuture<String> ranHere = executor.schedule(() -> Thread.currentThread().getName(), 1, HOURS);
-        assertTrue(ranHere.isDone());
+        long start = System.nanoTime();
+        ScheduledFuture<String> ranHere = executor.schedule(() -> Thread.currentThread().getName(), 50, MILLISECONDS);
+        assertTrue(ranHere.isDone(), "ran in the caller");
+        assertTrue(System.nanoTime() - start >= MILLISECONDS.toNanos(50), "but not before its delay");
         assertEquals(Thread.currentThread().getName(), ranHere.get());
         assertInstanceOf(ScheduledThreadPoolExecutor.class, seen.get());
         assertFalse(seen.get().isShutdown());
