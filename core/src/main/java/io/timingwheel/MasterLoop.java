@@ -64,12 +64,8 @@ final class MasterLoop implements Runnable {
     /** The wheel's size as of the master's last turn, for cheap approximate counts. */
     private volatile int wheelSizeApprox;
 
-    /** Due tasks collected by one advance, linked through {@code next}, handed over in one batch. */
-    private ScheduledTask<?> batchHead;
-    private ScheduledTask<?> batchTail;
-    private int batchSize;
-
-    private final TimingWheel.NodeSink collectDue = this::collectDue;
+    /** Due tasks collected by one advance; an object of its own, so that its writes stay off the producers' line. */
+    private final DueBatch due = new DueBatch();
 
     /** Set once shutdownNow has drained the wheel; before that, a stopping master keeps tasks for the drain. */
     private boolean drainedForShutdownNow;
@@ -170,8 +166,8 @@ final class MasterLoop implements Runnable {
         boolean drained = drainInbox();
         long now = owner.now();
         if (now >= wheel.nextDeadlineBound() && !owner.isStopped()) {
-            wheel.advance(now, collectDue);
-            flushBatch();
+            wheel.advance(now, due);
+            due.flushTo(dispatcher);
         }
         wheelSizeApprox = wheel.size();
         if (owner.isShutdown() && tryTerminate()) {
@@ -211,30 +207,6 @@ final class MasterLoop implements Runnable {
             wheel.remove(((CancelRequest) node).task);
         } else {
             ((Command) node).run(this);
-        }
-    }
-
-    private void collectDue(TimerNode node) {
-        ScheduledTask<?> task = (ScheduledTask<?>) node;
-        if (!task.isPending()) {
-            return; // cancelled: its cancel request is on its way
-        }
-        if (batchTail == null) {
-            batchHead = task;
-        } else {
-            batchTail.next = task;
-        }
-        batchTail = task;
-        batchSize++;
-    }
-
-    private void flushBatch() {
-        if (batchHead != null) {
-            ScheduledTask<?> first = batchHead;
-            int count = batchSize;
-            batchHead = batchTail = null;
-            batchSize = 0;
-            dispatcher.dispatchAll(first, count);
         }
     }
 
@@ -321,6 +293,38 @@ final class MasterLoop implements Runnable {
     /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. */
     void purge() {
         drainInbox();
+    }
+
+    /** Due tasks collected by one advance, linked through {@code next}, handed to the workers in one batch. */
+    private static final class DueBatch implements TimingWheel.NodeSink {
+        private ScheduledTask<?> head;
+        private ScheduledTask<?> tail;
+        private int size;
+
+        @Override
+        public void accept(TimerNode node) {
+            ScheduledTask<?> task = (ScheduledTask<?>) node;
+            if (!task.isPending()) {
+                return; // cancelled: its cancel request is on its way
+            }
+            if (tail == null) {
+                head = task;
+            } else {
+                tail.next = task;
+            }
+            tail = task;
+            size++;
+        }
+
+        void flushTo(Dispatcher dispatcher) {
+            if (head != null) {
+                ScheduledTask<?> first = head;
+                int count = size;
+                head = tail = null;
+                size = 0;
+                dispatcher.dispatchAll(first, count);
+            }
+        }
     }
 
     /** A master-bound cancellation: unlink the task from the wheel so it is garbage at once. */

@@ -13,8 +13,12 @@ import java.lang.invoke.VarHandle;
  * gap and {@link #poll} returns null although the queue is not empty; {@link #isEmpty} still says false then, so the
  * owner knows to retry rather than sleep. A node is returned only once its successor is linked, so no producer
  * writes a returned node's {@code next} again.
+ *
+ * <p>The producers' {@code tail} and the consumer's {@code head} live on cache lines of their own (padding in the
+ * superclasses, as JCTools does): every poll writes {@code head}, and sharing its line with {@code tail} would make
+ * each producer's exchange wait for that line to come back.
  */
-final class MpscNodeQueue {
+final class MpscNodeQueue extends MpscNodeQueueHead {
     private static final VarHandle NEXT;
     private static final VarHandle TAIL;
 
@@ -22,21 +26,15 @@ final class MpscNodeQueue {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             NEXT = lookup.findVarHandle(TimerNode.class, "next", TimerNode.class);
-            TAIL = lookup.findVarHandle(MpscNodeQueue.class, "tail", TimerNode.class);
+            TAIL = lookup.findVarHandle(MpscNodeQueueTail.class, "tail", TimerNode.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** Stands in for an empty queue so that the last real node can be returned. */
-    private final TimerNode stub = new Stub();
-
-    /** The most recently offered node; swapped by producers. */
-    @SuppressWarnings("unused") // accessed through TAIL
-    private volatile TimerNode tail = stub;
-
-    /** The next node to return, or the stub; consumer only. */
-    private TimerNode head = stub;
+    MpscNodeQueue() {
+        super(new Stub());
+    }
 
     /** Appends a node. Wait-free. The node must not be in any queue or wheel. */
     void offer(TimerNode node) {
@@ -79,5 +77,38 @@ final class MpscNodeQueue {
     }
 
     private static final class Stub extends TimerNode {
+    }
+}
+
+/** Padding before the tail: keeps it off the line of the object header and of whatever precedes it in memory. */
+abstract class MpscNodeQueuePad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** The producers' side. */
+abstract class MpscNodeQueueTail extends MpscNodeQueuePad0 {
+    /** The most recently offered node; swapped by producers. */
+    volatile TimerNode tail;
+}
+
+/** Padding between the producers' tail and the consumer's head. */
+abstract class MpscNodeQueuePad1 extends MpscNodeQueueTail {
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35;
+}
+
+/** The consumer's side. */
+abstract class MpscNodeQueueHead extends MpscNodeQueuePad1 {
+    /** Stands in for an empty queue so that the last real node can be returned. */
+    final TimerNode stub;
+
+    /** The next node to return, or the stub; consumer only. */
+    TimerNode head;
+
+    long p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55;
+
+    MpscNodeQueueHead(TimerNode stub) {
+        this.stub = stub;
+        this.head = stub;
+        this.tail = stub;
     }
 }
