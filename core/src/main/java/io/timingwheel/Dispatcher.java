@@ -1,5 +1,6 @@
 package io.timingwheel;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** Where due tasks go to run: the executor's own {@link WorkerPool}, or an {@link ExternalDispatcher}. */
@@ -21,6 +22,15 @@ interface Dispatcher {
 
     /** Moves every task that waits here but has not started into {@code sink}. */
     void drainUnstartedTo(List<ScheduledTask<?>> sink);
+
+    /** Cancels every task that waits here but has not started. */
+    default void cancelUnstarted() {
+        List<ScheduledTask<?>> unstarted = new ArrayList<>();
+        drainUnstartedTo(unstarted);
+        for (ScheduledTask<?> task : unstarted) {
+            task.cancel(false);
+        }
+    }
 
     /** Copies the tasks that wait here but have not started into {@code sink}. */
     void snapshotTo(List<ScheduledTask<?>> sink);

@@ -91,6 +91,9 @@ final class MasterLoop implements Runnable {
      * @return false if the master had already exited, so the command did not run
      */
     boolean runCommand(Command command) {
+        if (exited) {
+            return false;
+        }
         postUrgent(command);
         return command.await(this);
     }
@@ -161,6 +164,9 @@ final class MasterLoop implements Runnable {
 
     /** One turn of the loop. @return true when the executor has terminated */
     private boolean turn() {
+        // The master has nothing interruptible; an interrupt from user code would only make every park return at
+        // once and turn the loop into a spin.
+        Thread.interrupted();
         wakeAt = AWAKE;
         deepSleep = false;
         boolean drained = drainInbox();
@@ -237,13 +243,18 @@ final class MasterLoop implements Runnable {
      * are checked before the inbox: a worker that goes idle has already published any periodic task it re-queued.
      */
     private boolean tryTerminate() {
+        if (owner.isStopped() && drainedForShutdownNow) {
+            // Queued for the workers after shutdownNow's drain (a due-now task that raced with it): it will never
+            // start and was not returned, so it is cancelled.
+            dispatcher.cancelUnstarted();
+        }
         if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()) {
             return false;
         }
         if (!dispatcher.tryTerminate(true)) {
             return false;
         }
-        owner.markTerminated();
+        owner.enterTerminatedState();
         // Producers that passed the state check before termination may still offer: cancel what arrives now;
         // whatever arrives later, its producer cancels itself after seeing TERMINATED.
         for (TimerNode node; (node = inbox.poll()) != null || !inbox.isEmpty(); ) {
@@ -253,6 +264,7 @@ final class MasterLoop implements Runnable {
                 ((Command) node).run(this);
             }
         }
+        owner.signalTerminated(); // last: once awaitTermination returns, every accepted task has ended
         return true;
     }
 

@@ -271,9 +271,16 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         }
     }
 
-    /** Called by the master once nothing can run any more. */
-    void markTerminated() {
+    /**
+     * Called once nothing can run any more, before the last stragglers are cancelled: from now on a producer that
+     * raced with termination cancels its own task before {@code schedule} returns.
+     */
+    void enterTerminatedState() {
         runState = TERMINATED;
+    }
+
+    /** Called last, when every accepted task has ended: releases {@code awaitTermination}. */
+    void signalTerminated() {
         terminated.countDown();
     }
 
@@ -403,6 +410,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             return;
         }
         dispatcher.dispatch(task);
+        if (isStopped()) {
+            wakeMaster(); // raced with shutdownNow: the master cancels it unless shutdownNow returned it
+        }
     }
 
     /** Accepts a task with a future deadline: it goes to the master. */
@@ -657,6 +667,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      */
     @Override
     public void shutdown() {
+        if (isTerminated()) {
+            return;
+        }
         advanceRunState(SHUTDOWN);
         onShutdown();
     }
@@ -685,6 +698,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      */
     @Override
     public List<Runnable> shutdownNow() {
+        if (isTerminated()) {
+            return new ArrayList<>();
+        }
         advanceRunState(STOP);
         List<ScheduledTask<?>> unstarted = new ArrayList<>();
         if (!masterStarted && !startMaster()) {
@@ -721,7 +737,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     private void terminateWithoutMaster() {
         synchronized (this) {
             if (!masterStarted && isShutdown() && !isTerminated() && dispatcher.tryTerminate(false)) {
-                markTerminated();
+                enterTerminatedState();
+                signalTerminated();
             }
         }
     }
