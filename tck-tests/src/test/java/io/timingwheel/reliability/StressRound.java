@@ -10,7 +10,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -285,10 +284,5 @@ final class StressRound {
                 }
             }
         }
-    }
-
-    /** @return the rejection policy a round uses, for the summary line */
-    static String policyName(long maxPending) {
-        return maxPending == 0 ? ThreadPoolExecutor.AbortPolicy.class.getSimpleName() : "DiscardPolicy";
     }
 }

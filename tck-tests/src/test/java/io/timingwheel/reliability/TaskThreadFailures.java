@@ -27,11 +27,6 @@ final class TaskThreadFailures implements AutoCloseable {
         };
     }
 
-    /** @return true if nothing has been recorded */
-    boolean isEmpty() {
-        return failures.isEmpty();
-    }
-
     /** Throws the first recorded failure, the others suppressed; does nothing if there is none. */
     @Override
     public void close() {
