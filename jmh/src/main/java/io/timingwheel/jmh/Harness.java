@@ -324,7 +324,7 @@ public final class Harness {
             ring.growTo(subject, (int) pending);
             subject.settle(pending - old);
             System.gc();
-            replaceFor(subject, ring, old == 0 ? 3_000 : 1_000, new double[2]); // the first count warms the code up
+            replaceFor(subject, ring, old == 0 ? 5_000 : 1_000, new double[2]); // the first count warms the code up
             double[] wall = new double[3];
             double[] cpu = new double[3];
             for (int i = 0; i < wall.length; i++) {
