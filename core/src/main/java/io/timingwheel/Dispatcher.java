@@ -14,6 +14,9 @@ interface Dispatcher {
     /** Starts a worker if fewer than the core size run, as the JDK does on every schedule. */
     void prestart();
 
+    /** @return true once as many workers were started as the core size asks for (always, for an external executor) */
+    boolean isFullyStarted();
+
     /** @return true if tasks wait here but no worker exists to run them (thread creation has been failing) */
     boolean isStarved();
 

@@ -103,6 +103,11 @@ final class ExternalDispatcher implements Dispatcher {
     }
 
     @Override
+    public boolean isFullyStarted() {
+        return true;
+    }
+
+    @Override
     public boolean isStarved() {
         return false; // the external executor owns its threads
     }

@@ -32,6 +32,9 @@ final class MasterLoop implements Runnable {
     /** {@link #wakeAt} while the master is awake: no producer needs to wake it. */
     static final long AWAKE = Long.MIN_VALUE;
 
+    /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
+    private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
     /** How often the master retries to start a worker while due tasks wait and no worker could be started. */
     private static final long WORKER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -202,12 +205,10 @@ final class MasterLoop implements Runnable {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (!task.isPending()) {
                 return; // cancelled before the master saw it
-            } else if (owner.isStopped() && !drainedForShutdownNow) {
-                wheel.add(task); // shutdownNow's drain, on its way, returns it
-            } else if (!owner.canRunInCurrentState(task)) {
-                task.cancel(false);
+            } else if ((owner.isStopped() && !drainedForShutdownNow) || owner.canRunInCurrentState(task)) {
+                link(task); // when stopping, shutdownNow's drain, on its way, returns it
             } else {
-                wheel.add(task);
+                task.cancel(false);
             }
         } else if (node instanceof CancelRequest) {
             wheel.remove(((CancelRequest) node).task);
@@ -225,7 +226,10 @@ final class MasterLoop implements Runnable {
         wakeAt = until;
         deepSleep = until - now > lazyWakeNanos;
         if (!inbox.isEmpty()) {
-            Thread.onSpinWait(); // a producer is linking a node: it will be there in a moment
+            // Producers are busy. Nodes offered before wakeAt was published woke nobody, even if due soon, so the
+            // nap is short; but not zero: draining at the producers' heels would fetch every node's cache line
+            // while its producer still writes it, and a short nap lets a batch build up instead.
+            LockSupport.parkNanos(this, BUSY_NAP_NANOS);
             return;
         }
         if (until == TimingWheel.NONE) {
@@ -266,6 +270,19 @@ final class MasterLoop implements Runnable {
         }
         owner.signalTerminated(); // last: once awaitTermination returns, every accepted task has ended
         return true;
+    }
+
+    /**
+     * Links a task into the wheel. A producer's cancel sends a request only for a task it sees linked
+     * ({@code prev != null}); linking, a full fence, then re-reading the state closes the race: either that producer
+     * sees the link, or we see its cancel and unlink the task ourselves.
+     */
+    private void link(ScheduledTask<?> task) {
+        wheel.add(task);
+        VarHandle.fullFence();
+        if (!task.isPending()) {
+            wheel.remove(task);
+        }
     }
 
     // -- commands, run on the master thread -------------------------------------------------------------------------

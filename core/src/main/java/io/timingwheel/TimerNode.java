@@ -1,5 +1,8 @@
 package io.timingwheel;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A node that can sit in a {@link TimingWheel} slot or in an {@link MpscNodeQueue}, never in both at once.
  *
@@ -24,5 +27,20 @@ abstract class TimerNode {
     /** @return true while the node is linked into a wheel slot (owner thread only) */
     final boolean isInWheel() {
         return prev != null;
+    }
+
+    /** @return whether the node looks linked into a wheel, read from another thread (after a full fence) */
+    final boolean isInWheelVolatile() {
+        return PREV.getVolatile(this) != null;
+    }
+
+    private static final VarHandle PREV;
+
+    static {
+        try {
+            PREV = MethodHandles.lookup().findVarHandle(TimerNode.class, "prev", TimerNode.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 }

@@ -148,6 +148,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     private volatile boolean removeOnCancel;
     private volatile boolean masterStarted;
 
+    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
+    private volatile boolean workersStarted;
+
     /** The {@link ScheduledThreadPoolExecutor} face shown to rejection handlers; created on first rejection. */
     private volatile ExecutorView view;
 
@@ -430,7 +433,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             return;
         }
         master.submit(task);
-        dispatcher.prestart();
+        if (!workersStarted) {
+            prestartWorkers();
+        }
         if (runState == TERMINATED) {
             cancelIfStranded(task);
         }
@@ -487,7 +492,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
 
     /** Called when a pending task was cancelled: the master unlinks it from the wheel so it is garbage at once. */
     void onCancelledPending(ScheduledTask<?> task) {
-        if (masterStarted && !isTerminated()) {
+        // Only a task linked into the wheel needs the master's help: one still in the inbox is dropped when drained,
+        // one queued for the workers when taken (see MasterLoop.link for why reading the link is race-free).
+        if (task.isInWheelVolatile() && !isTerminated()) {
             master.post(new MasterLoop.CancelRequest(task));
         }
     }
@@ -632,6 +639,18 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         } catch (Throwable t) {
             reportInternalFailure(failure, t);
             return false;
+        }
+    }
+
+    /**
+     * Starts a worker per delayed task until the core size is reached, as the JDK does. Once it is, the flag spares
+     * every later schedule a read of the pool's counters, whose cache line the workers write. (A worker that dies
+     * later is replaced by the pool itself, or by the master's retry.)
+     */
+    private void prestartWorkers() {
+        dispatcher.prestart();
+        if (dispatcher.isFullyStarted()) {
+            workersStarted = true;
         }
     }
 

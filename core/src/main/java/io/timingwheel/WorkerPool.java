@@ -249,6 +249,11 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
+    public boolean isFullyStarted() {
+        return workerCount >= maxWorkers;
+    }
+
+    @Override
     public boolean isStarved() {
         if (workerCount > 0) {
             return false; // the common case, without the lock
