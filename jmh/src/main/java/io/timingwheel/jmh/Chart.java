@@ -25,7 +25,7 @@ final class Chart {
     private static final int HEIGHT = 540;
     private static final int LEFT = 90;
     private static final int RIGHT = 200;
-    private static final int TOP = 60;
+    private static final int TOP = 76;
     private static final int BOTTOM = 70;
 
     private static final Color[] COLORS = {
@@ -41,6 +41,7 @@ final class Chart {
      *
      * @param file   the PNG to write (its directory is created)
      * @param title  the line above the plot
+     * @param subtitle  one or two lines under the title, separated by a newline
      * @param lines  per label (in legend order), the points {pending count, ns per operation}
      */
     static void write(Path file, String title, String subtitle, Map<String, List<double[]>> lines) throws IOException {
@@ -111,7 +112,11 @@ final class Chart {
         g.drawString(title, LEFT, 28);
         g.setFont(font.deriveFont(12f));
         g.setColor(Color.DARK_GRAY);
-        g.drawString(subtitle, LEFT, 46);
+        int subtitleY = 46;
+        for (String line : subtitle.split("\n")) {
+            g.drawString(line, LEFT, subtitleY);
+            subtitleY += 16;
+        }
         g.setFont(font);
 
         // lines and legend

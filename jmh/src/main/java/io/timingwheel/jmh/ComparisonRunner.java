@@ -469,9 +469,10 @@ public final class ComparisonRunner {
         Files.writeString(csvFile, csv);
         try {
             Chart.write(chart, "CPU cost of schedule + cancel as pending tasks grow",
-                    "random delays 1 s..1 h, one producer, CPU time of all threads per operation; "
-                            + System.getProperty("java.runtime.version") + ", "
-                            + Runtime.getRuntime().availableProcessors() + " cores; STPE(1) with removeOnCancel",
+                    "cancel the oldest pending task, schedule a new one with a random delay in [1 s, 1 h); one producer;"
+                            + " CPU time of all threads\nJDK " + System.getProperty("java.runtime.version") + ", "
+                            + Runtime.getRuntime().availableProcessors() + " cores, load average " + loadAverage()
+                            + "; STPE(1) with removeOnCancel; median of 3 rounds of 1 s",
                     curve);
             System.out.println("chart written to " + chart + " (data: " + csvFile + ")");
         } catch (IOException | RuntimeException | Error e) {
