@@ -469,10 +469,10 @@ public final class ComparisonRunner {
         Files.writeString(csvFile, csv);
         try {
             Chart.write(chart, "CPU cost of schedule + cancel as pending tasks grow",
-                    "cancel the oldest pending task, schedule a new one with a random delay in [1 s, 1 h); one producer;"
-                            + " CPU time of all threads\nJDK " + System.getProperty("java.runtime.version") + ", "
+                    "cancel the oldest pending task, schedule one with a random delay in [1 s, 1 h); one producer;"
+                            + " CPU of all threads\nJDK " + System.getProperty("java.runtime.version") + ", "
                             + Runtime.getRuntime().availableProcessors() + " cores, load average " + loadAverage()
-                            + "; STPE(1) with removeOnCancel; median of 3 rounds of 1 s",
+                            + "; STPE(1) with removeOnCancel; median of 3 × 1 s",
                     curve);
             System.out.println("chart written to " + chart + " (data: " + csvFile + ")");
         } catch (IOException | RuntimeException | Error e) {
