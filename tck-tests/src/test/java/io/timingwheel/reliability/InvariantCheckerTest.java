@@ -101,7 +101,9 @@ class InvariantCheckerTest {
                 return lied || super.isDone();
             }
         }), ShutdownNowContract.MAY_INCLUDE_CANCELLED, (checker, e) -> {
-            Tracked t = checker.oneShot(20 * MS, 0, false);
+            // Long enough that the cancel returns before the deadline even on a loaded machine (else the checker
+            // cannot tell a lying cancel from a cancel that lost the race, and rightly reports nothing).
+            Tracked t = checker.oneShot(300 * MS, 0, false);
             checker.schedule(e, t);
             assertTrue(checker.cancel(t, false));
             awaitRuns(t, 1);
