@@ -24,11 +24,6 @@ final class ExecutorView extends ScheduledThreadPoolExecutor {
         this.target = target;
     }
 
-    /** @return the executor this view stands for */
-    TimingWheelExecutor target() {
-        return target;
-    }
-
     /** Executes the command; a task the target rejected is accepted again with its own deadline. */
     @Override
     public void execute(Runnable command) {
