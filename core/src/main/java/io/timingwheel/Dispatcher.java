@@ -8,8 +8,8 @@ interface Dispatcher {
     /** Hands over one due task (from a producer for zero delays, or from the master). */
     void dispatch(ScheduledTask<?> task);
 
-    /** Hands over {@code count} due tasks linked through {@code next}, starting at {@code first} (master only). */
-    void dispatchAll(ScheduledTask<?> first, int count);
+    /** Hands over {@code count} due tasks linked through {@code next}, from {@code first} to {@code last} (master only). */
+    void dispatchAll(ScheduledTask<?> first, ScheduledTask<?> last, int count);
 
     /** Starts a worker if fewer than the core size run, as the JDK does on every schedule. */
     void prestart();

@@ -88,7 +88,7 @@ final class ExternalDispatcher implements Dispatcher {
     }
 
     @Override
-    public void dispatchAll(ScheduledTask<?> first, int count) {
+    public void dispatchAll(ScheduledTask<?> first, ScheduledTask<?> last, int count) {
         ScheduledTask<?> task = first;
         for (int i = 0; i < count; i++) {
             ScheduledTask<?> following = (ScheduledTask<?>) task.next;

@@ -348,10 +348,11 @@ final class MasterLoop implements Runnable {
         void flushTo(Dispatcher dispatcher) {
             if (head != null) {
                 ScheduledTask<?> first = head;
+                ScheduledTask<?> last = tail;
                 int count = size;
                 head = tail = null;
                 size = 0;
-                dispatcher.dispatchAll(first, count);
+                dispatcher.dispatchAll(first, last, count);
             }
         }
     }

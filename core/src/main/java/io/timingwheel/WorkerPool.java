@@ -53,11 +53,7 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
-    public void dispatchAll(ScheduledTask<?> first, int count) {
-        ScheduledTask<?> last = first;
-        for (int i = 1; i < count; i++) {
-            last = (ScheduledTask<?>) last.next;
-        }
+    public void dispatchAll(ScheduledTask<?> first, ScheduledTask<?> last, int count) {
         last.next = null;
         enqueue(first, last, count);
     }
