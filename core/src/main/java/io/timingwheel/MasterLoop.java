@@ -205,8 +205,11 @@ final class MasterLoop implements Runnable {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (!task.isPending()) {
                 return; // cancelled before the master saw it
-            } else if ((owner.isStopped() && !drainedForShutdownNow) || owner.canRunInCurrentState(task)) {
-                link(task); // when stopping, shutdownNow's drain, on its way, returns it
+            } else if (owner.canRunInCurrentState(task) || (owner.isStopped() && !drainedForShutdownNow)) {
+                // When stopping, shutdownNow's drain, on its way, returns it. The order of the two reads matters:
+                // the run state only grows, so one that said "cannot run" is followed by one that sees STOP if it
+                // was the cause; the reverse order could see RUNNING, then STOP, and cancel what must be returned.
+                link(task);
             } else {
                 task.cancel(false);
             }
@@ -289,7 +292,8 @@ final class MasterLoop implements Runnable {
 
     /** Cancels what the shutdown policies say must not run, in the wheel. */
     void applyShutdownPolicy() {
-        wheel.removeIf(node -> !owner.canRunInCurrentState((ScheduledTask<?>) node), node -> {
+        // The SHUTDOWN rule even if shutdownNow has been called since: what the policies keep, its drain returns.
+        wheel.removeIf(node -> !owner.keptAfterShutdown((ScheduledTask<?>) node), node -> {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             task.cancel(false);
         });

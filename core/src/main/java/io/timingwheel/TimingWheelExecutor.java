@@ -290,12 +290,11 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     /** The JDK's rule for a task that is about to be queued or to run while the executor shuts down. */
     boolean canRunInCurrentState(ScheduledTask<?> task) {
         int rs = runState;
-        if (rs == RUNNING) {
-            return true;
-        }
-        if (rs >= STOP) {
-            return false;
-        }
+        return rs == RUNNING || (rs == SHUTDOWN && keptAfterShutdown(task));
+    }
+
+    /** What {@code shutdown()} keeps, by the two policies: periodic tasks, and delayed ones (always when due). */
+    boolean keptAfterShutdown(ScheduledTask<?> task) {
         return task.isPeriodic()
                 ? continueExistingPeriodicTasksAfterShutdown
                 : executeExistingDelayedTasksAfterShutdown || task.deadline <= now();

@@ -166,6 +166,47 @@ class ShutdownRaceTest {
                 .filter(o -> !allowed.contains(o)).collect(java.util.stream.Collectors.toSet()), 2);
     }
 
+    /**
+     * shutdownNow() right after a few schedules on a cold executor, whose master is still taking its first tasks
+     * while the state changes under it: every task that schedule returned before shutdownNow was called is returned,
+     * uncancelled, as the JDK returns the tasks of its queue. (It once cancelled a task that the master drained just
+     * as the state went to STOP.)
+     */
+    @ParameterizedTest
+    @EnumSource(Subject.class)
+    void shutdownNowReturnsEveryTaskScheduledBeforeIt(Subject subject) throws Exception {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(Budget.seed());
+        int iterations = Budget.iterations(2_000);
+        for (int i = 0; i < iterations; i++) {
+            ScheduledExecutorService e = subject.create(1);
+            try {
+                List<java.util.concurrent.ScheduledFuture<?>> futures = new ArrayList<>();
+                int count = 1 + random.nextInt(4);
+                for (int k = 0; k < count; k++) {
+                    futures.add(k % 2 == 0
+                            ? e.schedule(() -> { }, 1, TimeUnit.HOURS)
+                            : e.scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.HOURS));
+                }
+                Threads.spin(random.nextLong(200 * US));
+                List<Runnable> returned = e.shutdownNow();
+                for (java.util.concurrent.ScheduledFuture<?> f : futures) {
+                    if (!returned.contains(f) || f.isCancelled()) {
+                        throw new AssertionError("iteration " + i + ": " + f + " was " + (f.isCancelled()
+                                ? "cancelled" : "not returned") + "; returned " + returned);
+                    }
+                }
+                if (returned.size() != futures.size()) {
+                    throw new AssertionError("iteration " + i + ": returned " + returned + " for " + futures);
+                }
+            } finally {
+                e.shutdownNow();
+                if (!e.awaitTermination(10, TimeUnit.SECONDS)) {
+                    throw new AssertionError("iteration " + i + ": not terminated: " + e);
+                }
+            }
+        }
+    }
+
     // -- helpers ----------------------------------------------------------------------------------------------------
 
     /** Every iteration ends with its executor terminated; this is the safety net for a race that failed midway. */
