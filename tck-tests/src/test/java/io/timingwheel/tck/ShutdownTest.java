@@ -181,7 +181,7 @@ class ShutdownTest extends TckTestCase {
                     e.scheduleWithFixedDelay(NOOP, 1, 1, HOURS));
             List<Runnable> returned = e.shutdownNow();
             assertTrue(e.isShutdown());
-            assertEquals(futures.size(), returned.size(), "returned " + returned);
+            assertEquals(futures.size(), returned.size(), "returned " + returned + " of " + futures);
             assertEquals(identitySet(futures), identitySet(returned));
             for (ScheduledFuture<?> future : futures) {
                 // As in the TCK: the returned tasks are handed back, neither run nor cancelled.
