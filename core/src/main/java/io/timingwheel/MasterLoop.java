@@ -54,7 +54,7 @@ final class MasterLoop implements Runnable {
     private final TimingWheelExecutor owner;
     private final TimingWheel wheel;
     private final Dispatcher dispatcher;
-    private final MpscNodeQueue inbox = new MpscNodeQueue();
+    private final MpscChunkedQueue inbox = new MpscChunkedQueue();
     private final long lazyWakeNanos;
 
     private volatile long wakeAt = AWAKE;
@@ -116,9 +116,12 @@ final class MasterLoop implements Runnable {
         }
     }
 
-    /** Publishes work that can wait a little: a cancellation (any thread). */
-    void post(TimerNode node) {
-        inbox.offer(node);
+    /**
+     * Publishes work that can wait a little: a task that was cancelled while linked into the wheel, for the master to
+     * unlink (any thread).
+     */
+    void postCancelled(ScheduledTask<?> task) {
+        inbox.offer(task);
         if (deepSleep) {
             wakeFromDeepSleep();
         }
@@ -203,8 +206,14 @@ final class MasterLoop implements Runnable {
     private void accept(TimerNode node) {
         if (node instanceof ScheduledTask) {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
-            if (!task.isPending()) {
-                return; // cancelled before the master saw it
+            if (task.isInWheel()) {
+                // Posted by a cancel: a task comes here to be linked only while out of the wheel, and a producer
+                // posts a linked task only after its cancel won.
+                if (!task.isPending()) {
+                    wheel.remove(task);
+                }
+            } else if (!task.isPending()) {
+                return; // cancelled before the master linked it, or a cancel's post for a task that left the wheel
             } else if (owner.canRunInCurrentState(task) || (owner.isStopped() && !drainedForShutdownNow)) {
                 // When stopping, shutdownNow's drain, on its way, returns it. The order of the two reads matters:
                 // the run state only grows, so one that said "cannot run" is followed by one that sees STOP if it
@@ -213,8 +222,6 @@ final class MasterLoop implements Runnable {
             } else {
                 task.cancel(false);
             }
-        } else if (node instanceof CancelRequest) {
-            wheel.remove(((CancelRequest) node).task);
         } else {
             ((Command) node).run(this);
         }
@@ -276,9 +283,9 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * Links a task into the wheel. A producer's cancel sends a request only for a task it sees linked
-     * ({@code prev != null}); linking, a full fence, then re-reading the state closes the race: either that producer
-     * sees the link, or we see its cancel and unlink the task ourselves.
+     * Links a task into the wheel. A producer's cancel posts the task only if it sees it linked ({@code prev != null});
+     * linking, a full fence, then re-reading the state closes the race: either that producer sees the link, or we see
+     * its cancel and unlink the task ourselves.
      */
     private void link(ScheduledTask<?> task) {
         wheel.add(task);
@@ -338,7 +345,7 @@ final class MasterLoop implements Runnable {
         public void accept(TimerNode node) {
             ScheduledTask<?> task = (ScheduledTask<?>) node;
             if (!task.isPending()) {
-                return; // cancelled: its cancel request is on its way
+                return; // cancelled: its cancel has posted it to the master, which finds it out of the wheel
             }
             if (tail == null) {
                 head = task;
@@ -358,15 +365,6 @@ final class MasterLoop implements Runnable {
                 size = 0;
                 dispatcher.dispatchAll(first, last, count);
             }
-        }
-    }
-
-    /** A master-bound cancellation: unlink the task from the wheel so it is garbage at once. */
-    static final class CancelRequest extends TimerNode {
-        final ScheduledTask<?> task;
-
-        CancelRequest(ScheduledTask<?> task) {
-            this.task = task;
         }
     }
 

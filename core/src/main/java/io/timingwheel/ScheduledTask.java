@@ -11,8 +11,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A task accepted by a {@link TimingWheelExecutor}: the future returned to the user, the node of the master's queue
- * and of the wheel, all in one object, so scheduling allocates nothing else.
+ * A task accepted by a {@link TimingWheelExecutor}: the future returned to the user, the message to the master and
+ * the node of the wheel, all in one object, so scheduling allocates nothing else (but a share of a queue chunk).
  *
  * <p>Its life is one {@code int} state, changed only by CAS:
  * <pre>

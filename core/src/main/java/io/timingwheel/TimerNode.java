@@ -4,15 +4,15 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A node that can sit in a {@link TimingWheel} slot or in an {@link MpscNodeQueue}, never in both at once.
+ * A node of a {@link TimingWheel} slot, and what travels through the master's {@link MpscChunkedQueue}.
  *
- * <p>The task object is the node, so scheduling allocates nothing beyond the task. The {@code next} link serves
- * the producer-to-master queue first and the wheel's slot list afterwards: once the master has polled a node from
- * the queue, no producer writes its {@code next} again, so the master may reuse it. The queue accesses
- * {@code next} through a VarHandle with release/acquire ordering; the wheel, owned by one thread, uses plain access.
+ * <p>The task object is the node, so the wheel allocates nothing beyond the task. The links belong to the master:
+ * the wheel's slot lists use them, and so does the batch of due tasks it hands to the workers ({@code next} only).
+ * The queue holds references in arrays of its own, so a node may be queued while it is in the wheel (a cancelled
+ * task posted for unlinking).
  */
 abstract class TimerNode {
-    /** Next node in the queue or in the wheel slot. */
+    /** Next node in the wheel slot, or in a batch of due tasks; owned by the master. */
     TimerNode next;
 
     /** Previous node in the wheel slot; owned by the master. Non-null exactly while the node is in the wheel. */

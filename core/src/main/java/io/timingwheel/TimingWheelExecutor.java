@@ -75,9 +75,10 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      * Implementation notes.
      *
      * 1. Two layers. TimingWheel is a single-threaded data structure owned by the master thread (MasterLoop). All
-     *    other threads talk to the master through one intrusive MPSC queue (the inbox): new tasks, periodic tasks
-     *    due again, cancellations and commands (shutdown policies, shutdownNow, snapshots) travel through it.
-     * 2. A task is one object: the future, the inbox node and the wheel node (ScheduledTask). Its state is one int;
+     *    other threads talk to the master through one lock-free MPSC queue (the inbox): new tasks, periodic tasks
+     *    due again, cancelled tasks to unlink and commands (shutdown policies, shutdownNow, snapshots) travel
+     *    through it.
+     * 2. A task is one object: the future, the inbox message and the wheel node (ScheduledTask). Its state is one int;
      *    the race between cancel and firing is decided by a single CAS on NEW.
      * 3. Zero and negative delays skip the master: the task goes straight to the workers.
      * 4. The run state (RUNNING, SHUTDOWN, STOP, TERMINATED) is one volatile int. A producer checks it before it
@@ -494,7 +495,7 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         // Only a task linked into the wheel needs the master's help: one still in the inbox is dropped when drained,
         // one queued for the workers when taken (see MasterLoop.link for why reading the link is race-free).
         if (task.isInWheelVolatile() && !isTerminated()) {
-            master.post(new MasterLoop.CancelRequest(task));
+            master.postCancelled(task);
         }
     }
 

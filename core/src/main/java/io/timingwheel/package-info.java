@@ -21,10 +21,11 @@
  * <h3>The path of a task</h3>
  * <ol>
  *   <li>{@code schedule} (any thread) checks its arguments, allocates one object, the task
- *       ({@code ScheduledTask}: it is the returned future, the inbox node and the wheel node), and reads the clock.
- *       A delay of zero or less goes straight to the workers. Otherwise the task is offered to the master's inbox
- *       ({@code MpscNodeQueue}: one atomic exchange, no lock, no allocation). Only if it is due before the time the
- *       master sleeps until does the producer unpark the master.</li>
+ *       ({@code ScheduledTask}: it is the returned future, the inbox message and the wheel node), and reads the
+ *       clock. A delay of zero or less goes straight to the workers. Otherwise the task is offered to the master's
+ *       inbox ({@code MpscChunkedQueue}: one atomic add and a store into an array slot, no lock; an array chunk per
+ *       thousand offers). Only if it is due before the time the master sleeps until does the producer unpark the
+ *       master.</li>
  *   <li>The master thread ({@code MasterLoop}) drains the inbox into the wheel, applies cancellations (a cancelled
  *       task is unlinked at once and is garbage), advances the wheel to now, hands the due tasks to the workers in
  *       one batch, and parks until the wheel's next deadline: exactly that deadline, not the next tick, so tasks
@@ -46,8 +47,8 @@
  *
  * <h3>Why it is O(1)</h3>
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every
- * producer and worker contends for that lock. Here a schedule is an allocation and an atomic exchange; the master
- * does the O(1) wheel insertion; a cancel is a CAS plus a small message to the master; the master's work per turn is
- * proportional to what it drains and what expires.
+ * producer and worker contends for that lock. Here a schedule is an allocation and an atomic add; the master does
+ * the O(1) wheel insertion; a cancel is a CAS, plus posting the task to the master if it is in the wheel; the
+ * master's work per turn is proportional to what it drains and what expires.
  */
 package io.timingwheel;

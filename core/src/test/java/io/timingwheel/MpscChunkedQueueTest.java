@@ -1,0 +1,116 @@
+package io.timingwheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+/** The master's inbox alone: order, no loss across chunks and producers, and what {@code isEmpty} promises. */
+class MpscChunkedQueueTest {
+
+    /** A node that remembers who offered it and its rank among that producer's offers. */
+    static final class Item extends TimerNode {
+        final int producer;
+        final int rank;
+
+        Item(int producer, int rank) {
+            this.producer = producer;
+            this.rank = rank;
+        }
+    }
+
+    /** One producer: nodes come out in the order they went in, across several chunks, and then the queue is empty. */
+    @Test
+    void singleProducerIsFifoAcrossChunks() {
+        MpscChunkedQueue queue = new MpscChunkedQueue();
+        assertTrue(queue.isEmpty());
+        assertNull(queue.poll());
+        int count = 3 * MpscChunkedQueue.CHUNK_SIZE + 7;
+        List<Item> items = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Item item = new Item(0, i);
+            items.add(item);
+            queue.offer(item);
+            assertFalse(queue.isEmpty());
+        }
+        for (int i = 0; i < count; i++) {
+            assertSame(items.get(i), queue.poll(), "item " + i);
+        }
+        assertNull(queue.poll());
+        assertTrue(queue.isEmpty());
+    }
+
+    /** Offers and polls interleaved at a chunk's boundary leave nothing behind and invent nothing. */
+    @Test
+    void interleavedOfferAndPollAtChunkBoundaries() {
+        MpscChunkedQueue queue = new MpscChunkedQueue();
+        int rank = 0;
+        int expected = 0;
+        for (int round = 0; round < 5 * MpscChunkedQueue.CHUNK_SIZE; round++) {
+            queue.offer(new Item(0, rank++));
+            if (round % 3 != 0) {
+                queue.offer(new Item(0, rank++));
+            }
+            Item polled = (Item) queue.poll();
+            assertEquals(expected++, polled.rank);
+        }
+        for (TimerNode node; (node = queue.poll()) != null; ) {
+            assertEquals(expected++, ((Item) node).rank);
+        }
+        assertEquals(rank, expected);
+        assertTrue(queue.isEmpty());
+    }
+
+    /** Four producers at once: every node is delivered exactly once, each producer's nodes in their order. */
+    @Test
+    void concurrentProducersLoseNothingAndKeepTheirOrder() throws Exception {
+        MpscChunkedQueue queue = new MpscChunkedQueue();
+        int producers = 4;
+        int perProducer = 200_000;
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int id = p;
+            Thread t = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perProducer; i++) {
+                    queue.offer(new Item(id, i));
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        start.countDown();
+        int[] nextRank = new int[producers];
+        int received = 0;
+        while (received < producers * perProducer) {
+            TimerNode node = queue.poll();
+            if (node == null) {
+                Thread.onSpinWait();
+                continue;
+            }
+            Item item = (Item) node;
+            assertEquals(nextRank[item.producer], item.rank, "producer " + item.producer);
+            nextRank[item.producer]++;
+            received++;
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertNull(queue.poll());
+        assertTrue(queue.isEmpty());
+        for (int p = 0; p < producers; p++) {
+            assertEquals(perProducer, nextRank[p]);
+        }
+    }
+}
