@@ -36,9 +36,12 @@ import java.util.regex.Pattern;
  * <pre>{@code mvn -B -q -DskipTests package && java -jar jmh/target/benchmarks.jar}</pre>
  *
  * <ul>
- *   <li>default (quick, about 2.5 minutes on 2 cores): STPE(1), TimingWheelExecutor and Netty (1 ms tick) on the
- *       workloads that carry a target (firing and periodic throughput only in {@code --full}); JMH with 1 fork, warmup 2 &times; 1 s, measurement 3 &times; 1 s (the schedule
- *       rows: 3 + 5 one-shot batches of a million); the harness (lateness, memory, idle) once per implementation;</li>
+ *   <li>default (quick, about 3 minutes on 2 cores): STPE(1), TimingWheelExecutor and Netty (1 ms tick) on the
+ *       workloads that carry a target (firing and periodic throughput only in {@code --full}); JMH with 1 fork,
+ *       warmup 2 &times; 1 s, measurement 5 &times; 1 s (five, not three: with many tasks pending, an iteration
+ *       that a young collection or the host's scheduler hits can take three times as long, and a median of three
+ *       lands on such an iteration too often; the schedule rows: 3 + 5 one-shot batches of a million); the harness
+ *       (lateness, memory, idle) once per implementation;</li>
  *   <li>{@code --full} (about 20 minutes): every implementation ({@code jdk1 jdkN tw twN netty1ms netty100ms} where
  *       the peer can do the work) on every benchmark, 2 forks, warmup 3 &times; 1 s, measurement 5 &times; 1 s, plus
  *       the pending-count curve from 1 000 to 10 000 000 and its chart ({@code docs/schedule-vs-pending.png});</li>
@@ -327,7 +330,7 @@ public final class ComparisonRunner {
                 : full
                 ? "JMH: 2 forks, warmup 3 × 1 s, measurement 5 × 1 s (schedule rows: 5 + 10 one-shot batches of"
                         + " 1 000 000 per producer)"
-                : "JMH: 1 fork, warmup 2 × 1 s, measurement 3 × 1 s (schedule rows: 3 + 5 one-shot batches of"
+                : "JMH: 1 fork, warmup 2 × 1 s, measurement 5 × 1 s (schedule rows: 3 + 5 one-shot batches of"
                         + " 1 000 000 per producer)";
         StringBuilder md = new StringBuilder();
         md.append(String.format(Locale.ROOT, "Run %s, %s mode, %d s; %s; %d cores; load average before %s,"
@@ -369,7 +372,7 @@ public final class ComparisonRunner {
                 .param("impl", impl)
                 .forks(full ? 2 : 1)
                 .warmupIterations(singleShot ? (full ? 5 : 3) : (full ? 3 : 2))
-                .measurementIterations(singleShot ? (full ? 10 : 5) : (full ? 5 : 3))
+                .measurementIterations(singleShot ? (full ? 10 : 5) : 5)
                 .warmupTime(TimeValue.seconds(1))
                 .measurementTime(TimeValue.seconds(1))
                 .verbosity(VerboseMode.SILENT);
