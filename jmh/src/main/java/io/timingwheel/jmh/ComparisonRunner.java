@@ -468,7 +468,7 @@ public final class ComparisonRunner {
             }
             curve.put(TITLES.get(impl), points);
         }
-        Path csvFile = out.resolveSibling("schedule-vs-pending.csv");
+        Path csvFile = chart.resolveSibling("schedule-vs-pending.csv"); // beside the chart, where the README points
         Files.writeString(csvFile, csv);
         try {
             Chart.write(chart, "CPU cost of schedule + cancel as pending tasks grow",
