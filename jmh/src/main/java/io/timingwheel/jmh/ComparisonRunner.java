@@ -453,7 +453,8 @@ public final class ComparisonRunner {
         for (String impl : impls) {
             System.out.printf(Locale.ROOT, "harness curve %s (1 000 .. 10 000 000 pending)%n", impl);
             List<double[]> points = new ArrayList<>();
-            for (Map<String, String> r : harness("curve", impl, "-Xms6g", "-Xmx6g")) {
+            // A pre-touched heap, as in the JMH forks (see ScheduleBenchmark): the curve allocates at full speed.
+            for (Map<String, String> r : harness("curve", impl, "-Xms6g", "-Xmx6g", "-XX:+AlwaysPreTouch")) {
                 long pending = Long.parseLong(r.get("pending"));
                 int level = (int) Math.round(Math.log10(pending)) - 3;
                 double cpu = number(r.get("cpuNsPerOp"));

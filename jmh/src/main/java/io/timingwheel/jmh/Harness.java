@@ -42,8 +42,8 @@ import java.util.stream.Stream;
  * {@link ComparisonRunner} reads.
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), e.g.:
- * <pre>{@code java -Xms4g -Xmx4g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.Harness idle,memory,lateness tw}</pre>
- * <pre>{@code java -Xms6g -Xmx6g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.Harness curve jdk1 10000000}</pre>
+ * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.Harness idle,memory,lateness tw}</pre>
+ * <pre>{@code java -Xms6g -Xmx6g -XX:+AlwaysPreTouch -cp jmh/target/benchmarks.jar io.timingwheel.jmh.Harness curve jdk1 10000000}</pre>
  * (the last argument of {@code curve} is the largest pending count; the comparison runner starts these for you.)
  */
 public final class Harness {
