@@ -38,10 +38,9 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>default (quick, about 3 minutes on 2 cores): STPE(1), TimingWheelExecutor and Netty (1 ms tick) on the
  *       workloads that carry a target (firing and periodic throughput only in {@code --full}); JMH with 1 fork,
- *       warmup 2 &times; 1 s, measurement 5 &times; 1 s (five, not three: with many tasks pending, an iteration
- *       that a young collection or the host's scheduler hits can take three times as long, and a median of three
- *       lands on such an iteration too often; the schedule rows: 3 + 5 one-shot batches of a million); the harness
- *       (lateness, memory, idle) once per implementation;</li>
+ *       warmup 2 &times; 1 s, measurement 5 &times; 1 s (five, not three: on a shared machine a median of three
+ *       lands on an iteration that a young collection or the host's scheduler hit too often; the schedule rows:
+ *       3 + 5 one-shot batches of a million); the harness (lateness, memory, idle) once per implementation;</li>
  *   <li>{@code --full} (about 20 minutes): every implementation ({@code jdk1 jdkN tw twN netty1ms netty100ms} where
  *       the peer can do the work) on every benchmark, 2 forks, warmup 3 &times; 1 s, measurement 5 &times; 1 s, plus
  *       the pending-count curve from 1 000 to 10 000 000 and its chart ({@code docs/schedule-vs-pending.png});</li>
