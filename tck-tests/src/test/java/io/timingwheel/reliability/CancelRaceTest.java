@@ -131,10 +131,7 @@ class CancelRaceTest {
                         s.cancelReturnedAt = System.nanoTime();
                     },
                     (s, timing) -> classify(s, cancelledUnrun));
-            e.shutdown();
-            assertTrue(e.awaitTermination(10, TimeUnit.SECONDS));
-            recheck(r, cancelledUnrun);
-            r.print().assertOutcomes(allowed(mayInterrupt), FORBIDDEN, 2);
+            assertOutcomesOnceTerminated(e, r, cancelledUnrun, mayInterrupt);
         }
     }
 
@@ -165,10 +162,7 @@ class CancelRaceTest {
                         s.cancelReturnedAt = System.nanoTime();
                     },
                     (s, timing) -> classify(s, cancelledUnrun));
-            e.shutdown();
-            assertTrue(e.awaitTermination(10, TimeUnit.SECONDS));
-            recheck(r, cancelledUnrun);
-            r.print().assertOutcomes(allowed(mayInterrupt), FORBIDDEN, 2);
+            assertOutcomesOnceTerminated(e, r, cancelledUnrun, mayInterrupt);
         }
     }
 
@@ -285,6 +279,16 @@ class CancelRaceTest {
         }
         return s.interruptedAtStart || s.interruptedInBody ? CANCELLED_WHILE_RUNNING_INTERRUPTED
                 : CANCELLED_WHILE_RUNNING;
+    }
+
+    /** Lets the executor finish, re-checks the cancelled tasks that never ran, and asserts the outcome histogram. */
+    private static void assertOutcomesOnceTerminated(ScheduledExecutorService e, RaceHarness.Result r,
+                                                     List<OneShot> cancelledUnrun, boolean mayInterrupt)
+            throws InterruptedException {
+        e.shutdown();
+        assertTrue(e.awaitTermination(10, TimeUnit.SECONDS));
+        recheck(r, cancelledUnrun);
+        r.print().assertOutcomes(allowed(mayInterrupt), FORBIDDEN, 2);
     }
 
     /**

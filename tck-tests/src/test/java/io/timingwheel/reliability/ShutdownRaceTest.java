@@ -13,7 +13,9 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -175,12 +177,12 @@ class ShutdownRaceTest {
     @ParameterizedTest
     @EnumSource(Subject.class)
     void shutdownNowReturnsEveryTaskScheduledBeforeIt(Subject subject) throws Exception {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(Budget.seed());
+        SplittableRandom random = new SplittableRandom(Budget.seed());
         int iterations = Budget.iterations(2_000);
         for (int i = 0; i < iterations; i++) {
             ScheduledExecutorService e = subject.create(1);
             try {
-                List<java.util.concurrent.ScheduledFuture<?>> futures = new ArrayList<>();
+                List<ScheduledFuture<?>> futures = new ArrayList<>();
                 int count = 1 + random.nextInt(4);
                 for (int k = 0; k < count; k++) {
                     futures.add(k % 2 == 0
@@ -189,7 +191,7 @@ class ShutdownRaceTest {
                 }
                 Threads.spin(random.nextLong(200 * US));
                 List<Runnable> returned = e.shutdownNow();
-                for (java.util.concurrent.ScheduledFuture<?> f : futures) {
+                for (ScheduledFuture<?> f : futures) {
                     if (!returned.contains(f) || f.isCancelled()) {
                         throw new AssertionError("iteration " + i + ": " + f + " was " + (f.isCancelled()
                                 ? "cancelled" : "not returned") + "; returned " + returned);
