@@ -3,8 +3,10 @@ package io.timingwheel;
 import java.util.Arrays;
 
 /**
- * A snapshot of a {@link TimingWheelExecutor}'s activity, taken by {@link TimingWheelExecutor#statistics()} without
- * locks: each figure is exact for its own counter but the figures are not taken at one instant, as with the JDK's
+ * A snapshot of a {@link TimingWheelExecutor}'s activity, taken by {@link TimingWheelExecutor#statistics()}. The
+ * figures of the workers (running, completed, failed, lateness) are read together, under the worker pool's lock, once;
+ * the pending count is exact at some moment during the call; the cancelled and rejected counts are sums of striped
+ * counters. So each figure is exact for itself, but they are not all taken at one instant, as with the JDK's
  * {@code getTaskCount()}.
  *
  * <p>Lateness is the time between a task's deadline and the start of its run, in a histogram whose buckets double:
@@ -20,69 +22,104 @@ public final class ExecutorStatistics {
     private final long rejectedTasks;
     private final long[] latenessCounts;
 
-    ExecutorStatistics(long pendingTasks, int runningTasks, long completedRuns, long failedRuns,
-                       long cancelledTasks, long rejectedTasks, long[] latenessCounts) {
-        this.pendingTasks = pendingTasks;
-        this.runningTasks = runningTasks;
-        this.completedRuns = completedRuns;
-        this.failedRuns = failedRuns;
-        this.cancelledTasks = cancelledTasks;
-        this.rejectedTasks = rejectedTasks;
-        this.latenessCounts = latenessCounts;
+    private ExecutorStatistics(Builder b) {
+        this.pendingTasks = b.pendingTasks;
+        this.runningTasks = b.runningTasks;
+        this.completedRuns = b.completedRuns;
+        this.failedRuns = b.failedRuns;
+        this.cancelledTasks = b.cancelledTasks;
+        this.rejectedTasks = b.rejectedTasks;
+        this.latenessCounts = b.latenessCounts;
     }
 
-    /** @return tasks accepted and not started (approximate: tasks on their way to the master are not counted) */
+    /**
+     * Returns the number of tasks accepted and not started.
+     *
+     * @return the pending tasks
+     */
     public long pendingTasks() {
         return pendingTasks;
     }
 
-    /** @return tasks running now */
+    /**
+     * Returns the number of tasks running now.
+     *
+     * @return the running tasks
+     */
     public int runningTasks() {
         return runningTasks;
     }
 
-    /** @return runs that have ended, normally or not; each run of a periodic task counts */
+    /**
+     * Returns the number of runs that have ended, normally or not; each run of a periodic task counts.
+     *
+     * @return the completed runs
+     */
     public long completedRuns() {
         return completedRuns;
     }
 
-    /** @return runs that ended with an exception (included in {@link #completedRuns()}) */
+    /**
+     * Returns the number of runs that ended with an exception (included in {@link #completedRuns()}).
+     *
+     * @return the failed runs
+     */
     public long failedRuns() {
         return failedRuns;
     }
 
-    /** @return tasks cancelled, by the user or by a shutdown policy */
+    /**
+     * Returns the number of tasks cancelled, by the user or by a shutdown policy.
+     *
+     * @return the cancelled tasks
+     */
     public long cancelledTasks() {
         return cancelledTasks;
     }
 
-    /** @return tasks given to the rejection handler */
+    /**
+     * Returns the number of tasks given to the rejection handler.
+     *
+     * @return the rejected tasks
+     */
     public long rejectedTasks() {
         return rejectedTasks;
     }
 
-    /** @return the number of buckets in the lateness histogram */
+    /**
+     * Returns the number of buckets in the lateness histogram.
+     *
+     * @return the number of buckets
+     */
     public int latenessBuckets() {
         return latenessCounts.length;
     }
 
     /**
+     * Returns how many runs fell into one bucket of the lateness histogram.
+     *
      * @param bucket a bucket index, from 0 to {@link #latenessBuckets()} - 1
-     * @return the runs counted in that bucket of the lateness histogram
+     * @return the runs counted in that bucket
      */
     public long latenessCount(int bucket) {
         return latenessCounts[bucket];
     }
 
     /**
+     * Returns the exclusive upper bound of one bucket of the lateness histogram.
+     *
      * @param bucket a bucket index, from 0 to {@link #latenessBuckets()} - 1
-     * @return the exclusive upper bound of that bucket, in nanoseconds ({@code Long.MAX_VALUE} for the last)
+     * @return the bound in nanoseconds ({@code Long.MAX_VALUE} for the last bucket)
      */
     public long latenessBucketUpperBoundNanos(int bucket) {
         return LatenessHistogram.upperBound(bucket);
     }
 
-    /** @return the number of runs in the histogram */
+    /**
+     * Returns the number of runs in the lateness histogram.
+     *
+     * @return the runs recorded
+     */
     public long latenessSamples() {
         long total = 0;
         for (long c : latenessCounts) {
@@ -92,6 +129,8 @@ public final class ExecutorStatistics {
     }
 
     /**
+     * Returns a bound on the lateness of a given fraction of the runs, from the histogram.
+     *
      * @param quantile between 0 and 1, e.g. 0.99
      * @return an upper bound, in nanoseconds, on the lateness of that fraction of runs (the bound of its bucket);
      *     0 if no run was recorded
@@ -116,6 +155,11 @@ public final class ExecutorStatistics {
         return LatenessHistogram.upperBound(latenessCounts.length - 1);
     }
 
+    /**
+     * Returns the figures on one line, with the lateness median and 99th percentile.
+     *
+     * @return the figures, for logs
+     */
     @Override
     public String toString() {
         return "ExecutorStatistics[pending=" + pendingTasks + ", running=" + runningTasks
@@ -124,5 +168,55 @@ public final class ExecutorStatistics {
                 + ", lateness p50<=" + latenessPercentileNanos(0.5) / 1000 + "us"
                 + ", p99<=" + latenessPercentileNanos(0.99) / 1000 + "us"
                 + ", histogram=" + Arrays.toString(latenessCounts) + "]";
+    }
+
+    /** Collects the figures from where they are kept. */
+    static final class Builder {
+        private long pendingTasks;
+        private int runningTasks;
+        private long completedRuns;
+        private long failedRuns;
+        private long cancelledTasks;
+        private long rejectedTasks;
+        private final long[] latenessCounts = new long[LatenessHistogram.BUCKETS];
+
+        Builder pending(long n) {
+            pendingTasks = n;
+            return this;
+        }
+
+        Builder running(int n) {
+            runningTasks = n;
+            return this;
+        }
+
+        Builder completedRuns(long n) {
+            completedRuns = n;
+            return this;
+        }
+
+        Builder failedRuns(long n) {
+            failedRuns = n;
+            return this;
+        }
+
+        Builder cancelled(long n) {
+            cancelledTasks = n;
+            return this;
+        }
+
+        Builder rejected(long n) {
+            rejectedTasks = n;
+            return this;
+        }
+
+        /** @return the histogram to add lateness counts into */
+        long[] lateness() {
+            return latenessCounts;
+        }
+
+        ExecutorStatistics build() {
+            return new ExecutorStatistics(this);
+        }
     }
 }

@@ -6,33 +6,44 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
- * executor's own workers. A task handed over waits in {@code waiting} until a thread of that executor starts it;
- * whoever removes it from there owns it, the runner or {@code shutdownNow}, so a task is either started or returned,
- * never both and never neither. If the executor rejects a task, the task fails with that exception.
+ * executor's own workers.
+ *
+ * <p>A task handed over waits in {@code waiting} until a thread of that executor claims it, which is the moment it
+ * starts: the claim is a CAS on the task's state, and so is {@code shutdownNow}'s return of a task, so exactly one of
+ * them wins and a task is either started or returned, never both and never neither. A thread that finds the executor
+ * stopping leaves its task where it is, for {@code shutdownNow} to return or, if it came later, for the terminating
+ * master to cancel. If the executor refuses a task, the task fails with that exception.
+ *
+ * <p>The pool settings are kept for the getters only: the given executor owns its threads.
  */
-final class ExternalDispatcher implements Dispatcher {
-    private final TimingWheelExecutor owner;
+final class ExternalDispatcher extends Dispatcher {
     private final Executor executor;
+
+    /** Handed over and not yet claimed. */
+    private final Set<ScheduledTask<?>> waiting = ConcurrentHashMap.newKeySet();
+
+    /** Threads of the executor running a task of ours now. */
+    private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
+
+    /** Handed over and not yet finished with: the termination decision waits for 0. */
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicInteger active = new AtomicInteger();
+    private final AtomicInteger largest = new AtomicInteger();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LatenessHistogram lateness = new LatenessHistogram();
-    private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
-    private final Set<ScheduledTask<?>> waiting = ConcurrentHashMap.newKeySet();
     private volatile boolean terminated;
 
-    ExternalDispatcher(TimingWheelExecutor owner, Executor executor) {
-        this.owner = owner;
+    ExternalDispatcher(ExecutorCore core, int corePoolSize, Executor executor) {
+        super(core, corePoolSize);
         this.executor = executor;
     }
 
     @Override
-    public void dispatch(ScheduledTask<?> task) {
-        task.next = null;
+    void dispatch(ScheduledTask<?> task) {
         if (terminated) {
             task.cancel(false);
             return;
@@ -40,94 +51,150 @@ final class ExternalDispatcher implements Dispatcher {
         inFlight.incrementAndGet();
         waiting.add(task);
         try {
-            executor.execute(() -> runOnCurrentThread(task));
-        } catch (Throwable rejected) {
+            executor.execute(() -> runHandedOver(task));
+        } catch (Throwable refused) {
             if (waiting.remove(task)) {
-                task.failUnstarted(rejected);
+                task.failUnstarted(refused);
             }
             finished();
         }
     }
 
-    private void runOnCurrentThread(ScheduledTask<?> task) {
-        // Stopping: leave the task where shutdownNow's drain returns it. Otherwise whoever removes it owns it; if
-        // shutdownNow comes after our removal, the task has started (as with our own workers) and runs, interrupted.
-        if (owner.isStopped() || !waiting.remove(task)) {
+    @Override
+    void dispatchAll(ScheduledTask<?>[] batch, int count) {
+        for (int i = 0; i < count; i++) {
+            dispatch(batch[i]);
+        }
+    }
+
+    private void runHandedOver(ScheduledTask<?> task) {
+        int runState = core.runState();
+        if (runState >= ExecutorCore.STOP) {
+            finished(); // leave it to shutdownNow, or to the master's sweep of stragglers
+            return;
+        }
+        boolean claimed = false;
+        if (!core.canRun(task, runState)) {
+            task.cancelIfPending(); // the shutdown policies forbid it to run
+        } else {
+            claimed = task.claim(); // fails if it was cancelled, or returned by shutdownNow, meanwhile
+        }
+        waiting.remove(task);
+        if (!claimed) {
             finished();
             return;
         }
         Thread me = Thread.currentThread();
-        active.incrementAndGet();
         runners.add(me);
+        largest.accumulateAndGet(runners.size(), Math::max);
+        boolean failedRun = false;
         try {
-            boolean stoppedSinceStart = owner.isStopped();
-            if (stoppedSinceStart) {
-                me.interrupt();
+            if (core.isStopped()) {
+                me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
             }
-            if ((stoppedSinceStart || owner.canRunInCurrentState(task)) && task.claim()) {
-                lateness.recordConcurrently(owner.now() - task.deadline);
-                task.runClaimed();
-                completed.increment();
-                if (task.isFailed()) {
-                    failed.increment();
-                }
-            } else if (task.isPending()) {
-                task.cancel(false); // the shutdown policies forbid it to run
-            }
+            runBetweenHooks(task, me, lateness);
+            failedRun = task.isFailed();
         } finally {
             runners.remove(me);
-            active.decrementAndGet();
+            completed.increment();
+            if (failedRun) {
+                failed.increment();
+            }
             finished();
         }
     }
 
     private void finished() {
-        if (inFlight.decrementAndGet() == 0 && owner.isShutdown()) {
-            owner.wakeMaster();
+        if (inFlight.decrementAndGet() == 0 && core.isShutdown()) {
+            core.dispatcherIdle();
         }
     }
 
+    // -- pool management: the executor owns its threads --------------------------------------------------------------
+
     @Override
-    public void dispatchAll(ScheduledTask<?> first, ScheduledTask<?> last, int count) {
-        ScheduledTask<?> task = first;
-        for (int i = 0; i < count; i++) {
-            ScheduledTask<?> following = (ScheduledTask<?>) task.next;
-            dispatch(task);
-            task = following;
-        }
+    void prestart() {
     }
 
     @Override
-    public void prestart() {
-        // the external executor owns its threads
-    }
-
-    @Override
-    public boolean isFullyStarted() {
+    boolean isFullyStarted() {
         return true;
     }
 
     @Override
-    public boolean isStarved() {
+    void poolSettingsChanged(int previousCorePoolSize) {
+    }
+
+    @Override
+    boolean prestartCoreThread() {
+        return false;
+    }
+
+    /** @return the threads of the external executor running a task of ours now */
+    @Override
+    int poolSize() {
+        return runners.size();
+    }
+
+    @Override
+    int largestPoolSize() {
+        return largest.get();
+    }
+
+    @Override
+    int activeCount() {
+        return runners.size();
+    }
+
+    @Override
+    long completedCount() {
+        return completed.sum();
+    }
+
+    @Override
+    void addTo(ExecutorStatistics.Builder stats) {
+        stats.running(runners.size()).completedRuns(completed.sum()).failedRuns(failed.sum());
+        lateness.addTo(stats.lateness());
+    }
+
+    @Override
+    boolean isOwnThread() {
+        return runners.contains(Thread.currentThread());
+    }
+
+    // -- shutdown ---------------------------------------------------------------------------------------------------
+
+    @Override
+    boolean isStarved() {
         return false; // the external executor owns its threads
     }
 
     @Override
-    public boolean isQuiescent() {
+    boolean isQuiescent() {
         return inFlight.get() == 0;
     }
 
     @Override
-    public void drainUnstartedTo(List<ScheduledTask<?>> sink) {
+    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
         for (ScheduledTask<?> task : waiting) {
-            if (waiting.remove(task)) {
-                sink.add(task);
+            if (!keep.test(task) && task.cancelIfPending()) {
+                waiting.remove(task);
             }
         }
     }
 
     @Override
-    public void snapshotTo(List<ScheduledTask<?>> sink) {
+    void drainUnstartedTo(List<ScheduledTask<?>> sink) {
+        for (ScheduledTask<?> task : waiting) {
+            if (task.markReturned()) {
+                sink.add(task);
+            }
+            waiting.remove(task);
+        }
+    }
+
+    @Override
+    void snapshotTo(List<ScheduledTask<?>> sink) {
         for (ScheduledTask<?> task : waiting) {
             if (task.isPending()) {
                 sink.add(task);
@@ -136,49 +203,33 @@ final class ExternalDispatcher implements Dispatcher {
     }
 
     @Override
-    public void interruptWorkers() {
+    int pendingCount() {
+        int n = 0;
+        for (ScheduledTask<?> task : waiting) {
+            if (task.isPending()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Override
+    void interruptWorkers() {
         for (Thread t : runners) {
             t.interrupt();
         }
     }
 
     @Override
-    public boolean tryTerminate(boolean awaitThreadsExit) {
+    boolean tryTerminate(Runnable whenThreadsGone) {
+        if (terminated) {
+            return true;
+        }
         if (inFlight.get() != 0) {
             return false;
         }
         terminated = true;
+        whenThreadsGone.run();
         return true;
-    }
-
-    /** @return the threads of the external executor running a task of ours now */
-    @Override
-    public int poolSize() {
-        return runners.size();
-    }
-
-    @Override
-    public int activeCount() {
-        return active.get();
-    }
-
-    @Override
-    public long completedCount() {
-        return completed.sum();
-    }
-
-    @Override
-    public long failedCount() {
-        return failed.sum();
-    }
-
-    @Override
-    public void addLatenessTo(long[] sums) {
-        lateness.addTo(sums);
-    }
-
-    @Override
-    public int queuedCount() {
-        return Math.max(0, inFlight.get() - active.get());
     }
 }

@@ -2,16 +2,19 @@ package io.timingwheel;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
- * again, cancellations and commands) into the wheel, advances the wheel, hands due tasks to the {@link Dispatcher},
- * and sleeps until the next deadline.
+ * again, cancelled tasks to unlink) into the wheel, runs commands (shutdown policies, snapshots, the termination
+ * decision), advances the wheel, hands due tasks to the {@link Dispatcher}, and sleeps until the next deadline.
  *
  * <h2>Sleeping and waking</h2>
  * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
@@ -24,7 +27,7 @@ import java.util.function.Consumer;
  *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
  *   <li>Before parking, the master publishes {@code wakeAt} and {@code deepSleep} and then checks the inbox; a
  *       producer offers and then reads them. All four are sequentially consistent, so either the master sees the
- *       new node or the producer sees that it must wake the master: no wake-up is lost.</li>
+ *       new task or the producer sees that it must wake the master: no wake-up is lost.</li>
  * </ul>
  * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
  */
@@ -51,10 +54,11 @@ final class MasterLoop implements Runnable {
         }
     }
 
-    private final TimingWheelExecutor owner;
-    private final TimingWheel wheel;
+    private final ExecutorCore core;
+    private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
-    private final MpscChunkedQueue inbox = new MpscChunkedQueue();
+    private final MpscChunkedQueue<ScheduledTask<?>> inbox = new MpscChunkedQueue<>();
+    private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final long lazyWakeNanos;
 
     private volatile long wakeAt = AWAKE;
@@ -64,17 +68,20 @@ final class MasterLoop implements Runnable {
     /** Set when the master thread has left its loop for good; commands posted later never run. */
     private volatile boolean exited;
 
-    /** The wheel's size as of the master's last turn, for cheap approximate counts. */
-    private volatile int wheelSizeApprox;
+    /** The wheel's size as of the master's last turn: a cheap hint for other threads, never a count to rely on. */
+    private volatile int wheelSizeHint;
 
-    /** Due tasks collected by one advance; an object of its own, so that its writes stay off the producers' line. */
+    /** Due tasks collected by one advance, handed to the dispatcher in one batch. */
     private final DueBatch due = new DueBatch();
 
     /** Set once shutdownNow has drained the wheel; before that, a stopping master keeps tasks for the drain. */
     private boolean drainedForShutdownNow;
 
-    MasterLoop(TimingWheelExecutor owner, TimingWheel wheel, Dispatcher dispatcher, long lazyWakeNanos) {
-        this.owner = owner;
+    /** Set once the master has decided that the executor terminates. */
+    private boolean terminating;
+
+    MasterLoop(ExecutorCore core, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher, long lazyWakeNanos) {
+        this.core = core;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
         this.lazyWakeNanos = lazyWakeNanos;
@@ -84,20 +91,28 @@ final class MasterLoop implements Runnable {
         this.thread = thread;
     }
 
-    int wheelSizeApprox() {
-        return wheelSizeApprox;
+    /** @return true if the wheel held tasks at the master's last turn */
+    boolean hadPendingTasks() {
+        return wheelSizeHint > 0;
     }
 
     /**
-     * Runs a command on the master thread and waits for it.
+     * Runs {@code action} on the master thread and waits for it (at once if called on the master thread). An
+     * interrupt while waiting is remembered, not thrown.
      *
-     * @return false if the master had already exited, so the command did not run
+     * @return false if the master has exited, so the action did not run
      */
-    boolean runCommand(Command command) {
+    boolean runCommand(Consumer<MasterLoop> action) {
+        if (Thread.currentThread() == thread) {
+            action.accept(this);
+            return true;
+        }
         if (exited) {
             return false;
         }
-        postUrgent(command);
+        Command command = new Command(action);
+        commands.add(command);
+        wake();
         return command.await(this);
     }
 
@@ -117,20 +132,14 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * Publishes work that can wait a little: a task that was cancelled while linked into the wheel, for the master to
+     * Publishes work that can wait a little: a task that left NEW while linked into the wheel, for the master to
      * unlink (any thread).
      */
-    void postCancelled(ScheduledTask<?> task) {
+    void postUnlink(ScheduledTask<?> task) {
         inbox.offer(task);
         if (deepSleep) {
             wakeFromDeepSleep();
         }
-    }
-
-    /** Publishes a command and wakes the master at once (any thread). */
-    void postUrgent(TimerNode node) {
-        inbox.offer(node);
-        wake();
     }
 
     /** Wakes the master at once, e.g. to decide on termination (any thread). */
@@ -159,30 +168,34 @@ final class MasterLoop implements Runnable {
                         return;
                     }
                 } catch (Throwable t) {
-                    // The master must never die: whatever went wrong was one node's business, not the loop's.
-                    owner.reportInternalFailure("master loop", t);
+                    // The master must never die: whatever went wrong was one task's business, not the loop's.
+                    core.reportInternalFailure("master loop", t);
                 }
             }
         } finally {
             exited = true;
+            for (Command c; (c = commands.poll()) != null; ) {
+                c.skip();
+            }
         }
     }
 
-    /** One turn of the loop. @return true when the executor has terminated */
+    /** One turn of the loop. @return true when the executor has terminated and the master leaves */
     private boolean turn() {
         // The master has nothing interruptible; an interrupt from user code would only make every park return at
         // once and turn the loop into a spin.
         Thread.interrupted();
         wakeAt = AWAKE;
         deepSleep = false;
+        runCommands();
         boolean drained = drainInbox();
-        long now = owner.now();
-        if (now >= wheel.nextDeadlineBound() && !owner.isStopped()) {
+        long now = core.now();
+        if (now >= wheel.nextDeadlineBound() && !core.isStopped()) {
             wheel.advance(now, due);
             due.flushTo(dispatcher);
         }
-        wheelSizeApprox = wheel.size();
-        if (owner.isShutdown() && tryTerminate()) {
+        wheelSizeHint = wheel.size();
+        if (core.isShutdown() && tryTerminate()) {
             return true;
         }
         boolean starved = dispatcher.isStarved();
@@ -194,36 +207,39 @@ final class MasterLoop implements Runnable {
         return false;
     }
 
+    private void runCommands() {
+        for (Command c; (c = commands.poll()) != null; ) {
+            c.run(this);
+        }
+    }
+
     private boolean drainInbox() {
         boolean drained = false;
-        for (TimerNode node; (node = inbox.poll()) != null; ) {
+        for (ScheduledTask<?> task; (task = inbox.poll()) != null; ) {
             drained = true;
-            accept(node);
+            accept(task);
         }
         return drained;
     }
 
-    private void accept(TimerNode node) {
-        if (node instanceof ScheduledTask) {
-            ScheduledTask<?> task = (ScheduledTask<?>) node;
-            if (task.isInWheel()) {
-                // Posted by a cancel: a task comes here to be linked only while out of the wheel, and a producer
-                // posts a linked task only after its cancel won.
-                if (!task.isPending()) {
-                    wheel.remove(task);
-                }
-            } else if (!task.isPending()) {
-                return; // cancelled before the master linked it, or a cancel's post for a task that left the wheel
-            } else if (owner.canRunInCurrentState(task) || (owner.isStopped() && !drainedForShutdownNow)) {
-                // When stopping, shutdownNow's drain, on its way, returns it. The order of the two reads matters:
-                // the run state only grows, so one that said "cannot run" is followed by one that sees STOP if it
-                // was the cause; the reverse order could see RUNNING, then STOP, and cancel what must be returned.
-                link(task);
-            } else {
-                task.cancel(false);
+    private void accept(ScheduledTask<?> task) {
+        if (task.isInWheel()) {
+            // Posted because it left NEW while linked (a cancel, or a run that no worker started): unlink it. If it
+            // is NEW again (a periodic task re-armed since), its deadline changed: link it anew.
+            wheel.remove(task);
+            if (!task.isPending()) {
+                return;
             }
+        } else if (!task.isPending()) {
+            return; // cancelled before the master linked it, or a post for a task that has left the wheel
+        }
+        if (core.mayRun(task) || (core.isStopped() && !drainedForShutdownNow)) {
+            // When stopping, shutdownNow's drain, on its way, returns it. The order of the two reads matters:
+            // the run state only grows, so one that said "cannot run" is followed by one that sees STOP if it
+            // was the cause; the reverse order could see RUNNING, then STOP, and cancel what must be returned.
+            link(task);
         } else {
-            ((Command) node).run(this);
+            task.cancel(false);
         }
     }
 
@@ -235,9 +251,12 @@ final class MasterLoop implements Runnable {
         }
         wakeAt = until;
         deepSleep = until - now > lazyWakeNanos;
+        if (!commands.isEmpty()) {
+            return;
+        }
         if (!inbox.isEmpty()) {
-            // Producers are busy. Nodes offered before wakeAt was published woke nobody, even if due soon, so the
-            // nap is short; but not zero: draining at the producers' heels would fetch every node's cache line
+            // Producers are busy. Tasks offered before wakeAt was published woke nobody, even if due soon, so the
+            // nap is short; but not zero: draining at the producers' heels would fetch every task's cache line
             // while its producer still writes it, and a short nap lets a batch build up instead.
             LockSupport.parkNanos(this, BUSY_NAP_NANOS);
             return;
@@ -245,7 +264,7 @@ final class MasterLoop implements Runnable {
         if (until == TimingWheel.NONE) {
             LockSupport.park(this);
         } else {
-            long nanos = until - owner.now();
+            long nanos = until - core.now();
             if (nanos > 0) {
                 LockSupport.parkNanos(this, nanos);
             }
@@ -253,39 +272,42 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * Terminates once nothing can run any more: the wheel and inbox are empty and the workers are idle. The workers
-     * are checked before the inbox: a worker that goes idle has already published any periodic task it re-queued.
+     * Terminates once nothing can run any more: the wheel and inbox are empty and the dispatcher is idle. Called on
+     * the master thread after shutdown, each turn and whenever a thread asks for the decision.
+     *
+     * @return true if the executor terminates: the master then leaves its loop
      */
-    private boolean tryTerminate() {
-        if (owner.isStopped() && drainedForShutdownNow) {
+    boolean tryTerminate() {
+        if (terminating) {
+            return true;
+        }
+        if (core.isStopped() && drainedForShutdownNow) {
             // Queued for the workers after shutdownNow's drain (a due-now task that raced with it): it will never
             // start and was not returned, so it is cancelled.
             dispatcher.cancelUnstarted();
         }
-        if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()) {
+        // The dispatcher is asked before the inbox: a worker that went idle has already published any periodic task
+        // it re-armed. The dispatcher's own decision then re-checks under its lock that nothing came since.
+        if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()
+                || !dispatcher.tryTerminate(core::finishTermination)) {
             return false;
         }
-        if (!dispatcher.tryTerminate(true)) {
-            return false;
-        }
-        owner.enterTerminatedState();
-        // Producers that passed the state check before termination may still offer: cancel what arrives now;
-        // whatever arrives later, its producer cancels itself after seeing TERMINATED.
-        for (TimerNode node; (node = inbox.poll()) != null || !inbox.isEmpty(); ) {
-            if (node instanceof ScheduledTask) {
-                ((ScheduledTask<?>) node).cancel(false);
-            } else if (node instanceof Command) {
-                ((Command) node).run(this);
+        terminating = true;
+        core.enterTidying();
+        // Producers that passed the run-state check before termination may still offer: cancel what arrived. What
+        // arrives later, its producer cancels itself after seeing TIDYING.
+        for (ScheduledTask<?> task; (task = inbox.poll()) != null || !inbox.isEmpty(); ) {
+            if (task != null) {
+                task.cancelIfPending();
             }
         }
-        owner.signalTerminated(); // last: once awaitTermination returns, every accepted task has ended
         return true;
     }
 
     /**
-     * Links a task into the wheel. A producer's cancel posts the task only if it sees it linked ({@code prev != null});
-     * linking, a full fence, then re-reading the state closes the race: either that producer sees the link, or we see
-     * its cancel and unlink the task ourselves.
+     * Links a task into the wheel. A thread that takes a task out of NEW posts it only if it sees it linked
+     * ({@code prev != null}); linking, a full fence, then re-reading the state closes the race: either that thread
+     * sees the link, or we see the new state and unlink the task ourselves.
      */
     private void link(ScheduledTask<?> task) {
         wheel.add(task);
@@ -297,22 +319,18 @@ final class MasterLoop implements Runnable {
 
     // -- commands, run on the master thread -------------------------------------------------------------------------
 
-    /** Cancels what the shutdown policies say must not run, in the wheel. */
-    void applyShutdownPolicy() {
-        // The SHUTDOWN rule even if shutdownNow has been called since: what the policies keep, its drain returns.
-        wheel.removeIf(node -> !owner.keptAfterShutdown((ScheduledTask<?>) node), node -> {
-            ScheduledTask<?> task = (ScheduledTask<?>) node;
-            task.cancel(false);
-        });
+    /** Cancels the tasks in the wheel that {@code keep} rejects (the shutdown policies). */
+    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
+        drainInbox();
+        wheel.removeIf(task -> !keep.test(task), task -> task.cancel(false));
     }
 
-    /** Removes every task from the inbox and the wheel; those still pending go to {@code sink}. */
+    /** Removes every task from the inbox and the wheel; those still pending go to {@code sink}, as returned. */
     void drainPending(List<ScheduledTask<?>> sink) {
         drainInbox();
         drainedForShutdownNow = true;
-        wheel.removeIf(node -> true, node -> {
-            ScheduledTask<?> task = (ScheduledTask<?>) node;
-            if (task.isPending()) {
+        wheel.removeIf(task -> true, task -> {
+            if (task.markReturned()) {
                 sink.add(task);
             }
         });
@@ -321,13 +339,17 @@ final class MasterLoop implements Runnable {
     /** Copies every pending task of the inbox and the wheel into {@code sink}. */
     void snapshotPending(List<ScheduledTask<?>> sink) {
         drainInbox();
-        Consumer<TimerNode> add = node -> {
-            ScheduledTask<?> task = (ScheduledTask<?>) node;
+        wheel.forEach(task -> {
             if (task.isPending()) {
                 sink.add(task);
             }
-        };
-        wheel.forEach(add);
+        });
+    }
+
+    /** @return the number of tasks in the inbox and the wheel */
+    int pendingCount() {
+        drainInbox();
+        return wheel.size();
     }
 
     /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. */
@@ -335,68 +357,62 @@ final class MasterLoop implements Runnable {
         drainInbox();
     }
 
-    /** Due tasks collected by one advance, linked through {@code next}, handed to the workers in one batch. */
-    private static final class DueBatch implements TimingWheel.NodeSink {
-        private ScheduledTask<?> head;
-        private ScheduledTask<?> tail;
+    /** Due tasks collected by one advance, handed to the workers in one batch; reused from turn to turn. */
+    private static final class DueBatch implements TimingWheel.NodeSink<ScheduledTask<?>> {
+        private ScheduledTask<?>[] tasks = new ScheduledTask<?>[64];
         private int size;
 
         @Override
-        public void accept(TimerNode node) {
-            ScheduledTask<?> task = (ScheduledTask<?>) node;
+        public void accept(ScheduledTask<?> task) {
             if (!task.isPending()) {
                 return; // cancelled: its cancel has posted it to the master, which finds it out of the wheel
             }
-            if (tail == null) {
-                head = task;
-            } else {
-                tail.next = task;
+            if (size == tasks.length) {
+                tasks = Arrays.copyOf(tasks, size * 2);
             }
-            tail = task;
-            size++;
+            tasks[size++] = task;
         }
 
         void flushTo(Dispatcher dispatcher) {
-            if (head != null) {
-                ScheduledTask<?> first = head;
-                ScheduledTask<?> last = tail;
+            if (size > 0) {
                 int count = size;
-                head = tail = null;
                 size = 0;
-                dispatcher.dispatchAll(first, last, count);
+                dispatcher.dispatchAll(tasks, count);
+                Arrays.fill(tasks, 0, count, null); // the batch must not keep what it handed over alive
             }
         }
     }
 
-    /** Work that must run on the master thread; the caller may wait for it. */
-    abstract static class Command extends TimerNode {
+    /** Work that must run on the master thread; the caller waits for it. */
+    private static final class Command {
+        private final Consumer<MasterLoop> action;
         private final CountDownLatch done = new CountDownLatch(1);
+        private volatile boolean ran;
 
-        final void run(MasterLoop master) {
+        Command(Consumer<MasterLoop> action) {
+            this.action = action;
+        }
+
+        void run(MasterLoop master) {
             try {
-                execute(master);
+                action.accept(master);
+                ran = true;
             } finally {
                 done.countDown();
             }
         }
 
-        abstract void execute(MasterLoop master);
+        /** The master left without running it. */
+        void skip() {
+            done.countDown();
+        }
 
-        /**
-         * Waits until the master ran the command, or exited without running it; an interrupt is remembered, not
-         * thrown. @return true if the command ran
-         */
-        final boolean await(MasterLoop master) {
+        /** Waits until the master ran the command or left; an interrupt is remembered, not thrown. */
+        boolean await(MasterLoop master) {
             boolean interrupted = false;
-            boolean ran = false;
             for (;;) {
                 try {
-                    if (done.await(10, TimeUnit.MILLISECONDS)) {
-                        ran = true;
-                        break;
-                    }
-                    if (master.exited) {
-                        ran = done.getCount() == 0;
+                    if (done.await(10, TimeUnit.MILLISECONDS) || master.exited) {
                         break;
                     }
                 } catch (InterruptedException e) {

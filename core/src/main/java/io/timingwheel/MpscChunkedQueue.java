@@ -4,8 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * An unbounded, lock-free multi-producer single-consumer queue of {@link TimerNode} references, kept in a linked list of
- * array chunks. Any thread may {@link #offer}; only the owner thread may {@link #poll} and ask {@link #isEmpty}.
+ * An unbounded, lock-free multi-producer single-consumer queue of references, kept in a linked list of array chunks. Any thread may {@link #offer}; only the owner thread may {@link #poll} and ask {@link #isEmpty}.
  *
  * <p>A producer claims a slot with one atomic add on its chunk's counter and then writes the slot; the one that claims
  * past the end appends the next chunk. Between the claim and the write the consumer sees a gap: {@link #poll} returns
@@ -15,21 +14,21 @@ import java.lang.invoke.VarHandle;
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
  * each node to find the next, so under a backlog its cache misses come one after the other; here it reads the
  * references from consecutive slots, sixteen to a cache line, and the misses on the nodes themselves can overlap. The
- * producer no longer writes into the previous node, whose line the consumer may hold. And a node may be queued while
- * it sits in the wheel, which lets a cancellation travel as the task itself instead of as a message object. A chunk
- * costs a four-byte slot per offer, a thousandth of an allocation.
+ * producer no longer writes into the previous node, whose line the consumer may hold. And a task may be queued while
+ * it sits in the wheel (the queue never touches the wheel's links), which lets a cancellation travel as the task
+ * itself instead of as a message object. A chunk costs a four-byte slot per offer, a thousandth of an allocation.
  *
  * <p>The producers' tail and the consumer's head live on cache lines of their own (padding in the superclasses, as
  * JCTools does).
  */
-final class MpscChunkedQueue extends MpscChunkedQueueHead {
+final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
     /** Slots per chunk. */
     static final int CHUNK_SIZE = 1024;
 
     private static final VarHandle TAIL;
     private static final VarHandle CLAIMED;
     private static final VarHandle NEXT;
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(TimerNode[].class);
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Object[].class);
 
     static {
         try {
@@ -47,7 +46,7 @@ final class MpscChunkedQueue extends MpscChunkedQueueHead {
     }
 
     /** Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers. */
-    void offer(TimerNode node) {
+    void offer(E node) {
         Chunk chunk = tail;
         for (;;) {
             int index = (int) CLAIMED.getAndAdd(chunk, 1);
@@ -74,7 +73,8 @@ final class MpscChunkedQueue extends MpscChunkedQueueHead {
     }
 
     /** Removes and returns the oldest node, or null if there is none or the oldest is still being written. */
-    TimerNode poll() {
+    @SuppressWarnings("unchecked") // only offer() writes slots, and it takes an E
+    E poll() {
         Chunk chunk = head;
         int index = headIndex;
         if (index == CHUNK_SIZE) {
@@ -85,7 +85,7 @@ final class MpscChunkedQueue extends MpscChunkedQueueHead {
             head = chunk = next; // the consumed chunk is garbage now
             headIndex = index = 0;
         }
-        TimerNode node = (TimerNode) SLOT.getAcquire(chunk.slots, index);
+        E node = (E) SLOT.getAcquire(chunk.slots, index);
         if (node == null) {
             return null;
         }
@@ -102,10 +102,11 @@ final class MpscChunkedQueue extends MpscChunkedQueueHead {
         Chunk chunk = head;
         int index = headIndex;
         if (index == CHUNK_SIZE) {
-            chunk = chunk.next;
-            if (chunk == null) {
-                return true;
+            Chunk next = chunk.next;
+            if (next == null) {
+                return chunk.claimed <= CHUNK_SIZE; // a claim past the end is a producer appending the next chunk
             }
+            chunk = next;
             index = 0;
         }
         return chunk.claimed <= index;
@@ -113,7 +114,7 @@ final class MpscChunkedQueue extends MpscChunkedQueueHead {
 
     /** A run of slots; {@code claimed} counts the claims made on it, which may exceed its size. */
     static final class Chunk {
-        final TimerNode[] slots = new TimerNode[CHUNK_SIZE];
+        final Object[] slots = new Object[CHUNK_SIZE];
         volatile int claimed;
         volatile Chunk next;
     }

@@ -1,6 +1,7 @@
 package io.timingwheel;
 
 import java.util.AbstractQueue;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Iterator;
@@ -9,41 +10,62 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The read-only queue returned by {@link TimingWheelExecutor#getQueue()}: every query takes a fresh snapshot of the
- * pending tasks from the master, so a view obtained once stays current, as the JDK's live queue does.
+ * The queue returned by {@link TimingWheelExecutor#getQueue()}: every query takes a fresh snapshot of the pending
+ * tasks from the master, so a view obtained once stays current, as the JDK's live queue does. Its elements are what
+ * the user holds: the futures that {@code schedule} returned, decorated if {@code decorateTask} decorated them.
  *
- * <p>Adding throws {@link UnsupportedOperationException}. {@link #poll()} cancels and returns the task due first:
- * that is what {@link java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy} needs to make room under a
+ * <p>Adding throws {@link UnsupportedOperationException}: tasks enter through the executor. Removing an element
+ * ({@link #remove(Object)}, {@link #poll()}) cancels it, so its future completes. {@link #poll()} takes the task due
+ * first: that is what {@link java.util.concurrent.ThreadPoolExecutor.DiscardOldestPolicy} needs to make room under a
  * pending-task limit.
  */
 final class PendingTasksView extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
-    private final TimingWheelExecutor executor;
+    private final ExecutorCore core;
 
-    PendingTasksView(TimingWheelExecutor executor) {
-        this.executor = executor;
+    PendingTasksView(ExecutorCore core) {
+        this.core = core;
+    }
+
+    private List<Runnable> snapshot() {
+        List<ScheduledTask<?>> tasks = core.pendingTasks();
+        List<Runnable> userTasks = new ArrayList<>(tasks.size());
+        for (ScheduledTask<?> task : tasks) {
+            userTasks.add(core.userTask(task));
+        }
+        return userTasks;
     }
 
     @Override
     public Iterator<Runnable> iterator() {
-        return Collections.<Runnable>unmodifiableList(executor.pendingTasks()).iterator();
+        return Collections.unmodifiableList(snapshot()).iterator();
     }
 
     @Override
     public int size() {
-        return executor.pendingTasks().size();
+        return (int) Math.min(Integer.MAX_VALUE, core.pendingTaskCount());
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return core.pendingTaskCount() == 0;
     }
 
     @Override
     public Runnable peek() {
-        return earliest(executor.pendingTasks());
+        ScheduledTask<?> first = earliest(core.pendingTasks());
+        return first == null ? null : core.userTask(first);
     }
 
     @Override
     public Runnable poll() {
         for (;;) {
-            ScheduledTask<?> first = earliest(executor.pendingTasks());
-            if (first == null || first.cancelIfPending()) {
-                return first;
+            ScheduledTask<?> first = earliest(core.pendingTasks());
+            if (first == null) {
+                return null;
+            }
+            Runnable userTask = core.userTask(first); // before the cancel, which forgets the decoration
+            if (first.cancelIfPending()) {
+                return userTask;
             }
         }
     }
@@ -61,6 +83,12 @@ final class PendingTasksView extends AbstractQueue<Runnable> implements Blocking
     @Override
     public Runnable poll(long timeout, TimeUnit unit) {
         return poll();
+    }
+
+    /** Removes (and cancels) a pending task, as {@link TimingWheelExecutor#remove(Runnable)} does. */
+    @Override
+    public boolean remove(Object task) {
+        return core.removePending(task);
     }
 
     @Override
@@ -85,7 +113,8 @@ final class PendingTasksView extends AbstractQueue<Runnable> implements Blocking
 
     @Override
     public int remainingCapacity() {
-        return Integer.MAX_VALUE;
+        long max = core.maxPendingTasks();
+        return max == 0 ? Integer.MAX_VALUE : (int) Math.min(Integer.MAX_VALUE, Math.max(0, max - size()));
     }
 
     @Override

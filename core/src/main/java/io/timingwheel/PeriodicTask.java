@@ -7,49 +7,29 @@ package io.timingwheel;
  * period, so a late run does not shift later ones) and a negative one means fixed delay (the next deadline is the end
  * of the previous run plus the delay).
  */
-final class PeriodicTask extends ScheduledTask<Object> {
-    private Runnable runnable;
+final class PeriodicTask extends RunnableTask {
     private final long period;
 
-    PeriodicTask(TimingWheelExecutor owner, Runnable runnable, long firstDeadline, long period) {
-        super(owner, firstDeadline);
-        this.runnable = runnable;
+    PeriodicTask(TaskHost host, Runnable runnable, long firstDeadline, long period) {
+        super(host, runnable, firstDeadline);
         this.period = period;
     }
 
     @Override
-    Object compute() {
-        runnable.run();
-        return null;
-    }
-
-    @Override
-    void advanceDeadline() {
+    long nextDeadline() {
         if (period < 0) {
-            deadline = TimingWheelExecutor.deadlineAfter(owner.now(), -period);
-            return;
+            return Deadlines.after(host.now(), -period);
         }
-        long next = TimingWheelExecutor.deadlineAfter(deadline, period);
-        if (owner.skipsMissedRuns()) {
-            long now = owner.now();
+        long next = Deadlines.after(deadline, period);
+        if (host.skipsMissedRuns()) {
+            long now = host.now();
             if (next <= now) {
                 // the first deadline + n * period after now: missed runs are skipped, the phase is kept
                 long missed = (now - next) / period + 1;
-                next = missed > (TimingWheel.MAX_DEADLINE - next) / period
-                        ? TimingWheel.MAX_DEADLINE : next + missed * period;
+                next = missed > (Deadlines.MAX - next) / period ? Deadlines.MAX : next + missed * period;
             }
         }
-        deadline = next;
-    }
-
-    @Override
-    Object action() {
-        return runnable;
-    }
-
-    @Override
-    void releaseAction() {
-        runnable = null;
+        return next;
     }
 
     @Override

@@ -3,9 +3,9 @@ package io.timingwheel;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
@@ -16,55 +16,70 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Its life is one {@code int} state, changed only by CAS:
  * <pre>
- *   NEW -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL     (a run that ends)
- *   NEW -> RUNNING -> NEW                                    (a periodic run that ends well: the next run is due)
- *   NEW -> CANCELLED                                         (cancelled before it started)
- *   RUNNING -> CANCELLED | INTERRUPTING -> INTERRUPTED       (cancelled while running, as FutureTask allows)
+ *   NEW -> CLAIMED -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL   a run that ends
+ *                     RUNNING -> NEW                                 a periodic run that ended well: the next is due
+ *   NEW | REJECTED | RETURNED | CLAIMED -> CANCELLED                 cancelled before its action started
+ *   RUNNING -> CANCELLED | INTERRUPTING -> INTERRUPTED              cancelled while running, as FutureTask allows
+ *   NEW -> REJECTED -> NEW                                           given to the rejection handler, which may resubmit
+ *   NEW -> RETURNED                                                  returned by shutdownNow, left uncancelled
+ *   NEW | CLAIMED -> COMPLETING -> EXCEPTIONAL                       failed before its action started (a hook threw,
+ *                                                                    an external executor refused it)
  * </pre>
- * The race between {@code cancel} and firing is decided by one CAS on {@code NEW}: a task whose cancel won never
- * starts, and one whose run won is cancelled only "while running", exactly as the JDK's futures behave.
+ * The race between {@code cancel}, firing and {@code shutdownNow} is decided by one CAS on {@code NEW}: whoever moves
+ * the task out of {@code NEW} owns it. {@code CLAIMED} separates taking a task from starting its action, so that a
+ * worker can run hooks (and a decorated task's own {@code run}) in between, and so that a task a worker took is never
+ * returned by {@code shutdownNow} as well.
  *
- * <p>{@code outcome} holds the running thread while RUNNING (so that {@code cancel(true)} can interrupt it without a
- * field of its own), then the result or the exception. Waiters of {@code get} form a Treiber stack.
+ * <h2>Waiting</h2>
+ * Threads in {@code get} wait on a {@link CompletableFuture} that the first of them installs, and that the thread
+ * ending the task completes. This is correct without a lock: the ending thread writes the final state, then reads the
+ * signal field; a waiter writes the signal field, then reads the state; all four accesses are volatile, so at least one
+ * of the two sees the other's write, and whoever sees it completes the signal (completing twice is harmless). A task
+ * nobody waits for never allocates a signal. Timeouts and interrupts are the {@code CompletableFuture}'s, whose waiters
+ * clean up after themselves.
  */
 abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int NEW = 0;
-    static final int RUNNING = 1;
-    static final int COMPLETING = 2;
-    static final int NORMAL = 3;
-    static final int EXCEPTIONAL = 4;
-    static final int CANCELLED = 5;
-    static final int INTERRUPTING = 6;
-    static final int INTERRUPTED = 7;
+    static final int REJECTED = 1;
+    static final int RETURNED = 2;
+    static final int CLAIMED = 3;
+    static final int RUNNING = 4;
+    static final int COMPLETING = 5;
+    static final int NORMAL = 6;
+    static final int EXCEPTIONAL = 7;
+    static final int CANCELLED = 8;
+    static final int INTERRUPTING = 9;
+    static final int INTERRUPTED = 10;
 
     private static final VarHandle STATE;
-    private static final VarHandle OUTCOME;
-    private static final VarHandle WAITERS;
+    private static final VarHandle COMPLETION;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(ScheduledTask.class, "state", int.class);
-            OUTCOME = lookup.findVarHandle(ScheduledTask.class, "outcome", Object.class);
-            WAITERS = lookup.findVarHandle(ScheduledTask.class, "waiters", WaitNode.class);
+            COMPLETION = lookup.findVarHandle(ScheduledTask.class, "completion", CompletableFuture.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    /** The executor that accepted the task. */
-    final TimingWheelExecutor owner;
+    /** The executor that accepted the task; the task's only way back to it. */
+    final TaskHost host;
 
     private volatile int state;
 
-    /** The running thread while RUNNING; the result or the Throwable once done. Published by {@code state}. */
+    /**
+     * While CLAIMED or RUNNING: the thread running the task (so that {@code cancel(true)} can interrupt it without a
+     * field of its own). Once done: the result or the Throwable. Published by the {@code state} transitions.
+     */
     private Object outcome;
 
-    /** Threads blocked in {@code get}. */
-    private volatile WaitNode waiters;
+    /** Completed when the task is done, for the threads in {@code get}; null until someone waits. */
+    private volatile CompletableFuture<Void> completion;
 
-    ScheduledTask(TimingWheelExecutor owner, long deadline) {
-        this.owner = owner;
+    ScheduledTask(TaskHost host, long deadline) {
+        this.host = host;
         this.deadline = deadline;
     }
 
@@ -77,37 +92,57 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     /** Drops the reference to the user's action once the task is done, so what it captured can be collected. */
     abstract void releaseAction();
 
-    /** Called after a run of a periodic task returned normally: sets the next deadline. */
-    void advanceDeadline() {
+    /** The deadline of the run after the one that just ended normally (periodic tasks only). */
+    long nextDeadline() {
         throw new AssertionError("not periodic");
     }
 
     // -- running ----------------------------------------------------------------------------------------------------
 
     /**
-     * Runs the task once, unless it is done, cancelled or already running, or its executor's state forbids it (then
-     * it is cancelled, as the JDK does with tasks run after {@code shutdownNow}). A task that was rejected and is run
-     * by its handler waits for its deadline first.
+     * Runs the task's action once. On a worker (directly, or from a decorated task's {@code run}) the worker has
+     * claimed it. Called by anyone else, it runs if it has not started and the executor's state allows (otherwise it
+     * is cancelled, as the JDK does with a task run after {@code shutdownNow}); a rejected task run by its handler
+     * ({@code CallerRunsPolicy}) first waits for its deadline, so it never runs early either.
      */
     @Override
     public final void run() {
-        if (!owner.awaitDeadlineIfRejected(this)) {
+        int s = state;
+        if (s == CLAIMED) {
+            if (outcome == Thread.currentThread()) {
+                runClaimed();
+            }
             return;
         }
-        if (!owner.canRunInCurrentState(this)) {
+        if (s > CLAIMED || (s == REJECTED && !awaitDeadline())) {
+            return;
+        }
+        if (!host.mayRun(this)) {
             cancel(false);
-            return;
-        }
-        if (claim()) {
+        } else if (claimFrom(s)) {
             runClaimed();
         }
     }
 
-    /** Runs the task once; the current thread has {@link #claim claimed} it. */
-    final void runClaimed() {
-        if (state != RUNNING) {
-            awaitCancellationInterrupt(); // cancelled between the claim and now: the action never starts
-            return;
+    /** NEW to CLAIMED for the current thread, which runs the task next. @return false if the task was not NEW */
+    final boolean claim() {
+        return claimFrom(NEW);
+    }
+
+    private boolean claimFrom(int s) {
+        if (!STATE.compareAndSet(this, s, CLAIMED)) {
+            return false;
+        }
+        outcome = Thread.currentThread(); // published to other threads by the CAS to RUNNING
+        if (s == NEW) {
+            host.leftPending(this);
+        }
+        return true;
+    }
+
+    private void runClaimed() {
+        if (!STATE.compareAndSet(this, CLAIMED, RUNNING)) {
+            return; // cancelled since the claim: the action never starts
         }
         V result = null;
         Throwable failure = null;
@@ -117,43 +152,61 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             failure = t;
         }
         if (failure == null && isPeriodic()) {
-            owner.reservePendingForNextRun(); // before NEW: a cancel of the next run releases it
-            if (STATE.compareAndSet(this, RUNNING, NEW)) {
-                OUTCOME.setRelease(this, null);
-                advanceDeadline();
-                owner.reschedulePeriodic(this);
-            } else {
-                owner.releasePending(this);
-                awaitCancellationInterrupt();
-            }
+            host.rearm(this);
+            awaitCancellationInterrupt(); // a cancel(true) that won against the re-arm may still be interrupting
         } else if (failure == null) {
-            finish(NORMAL, result);
+            finish(RUNNING, NORMAL, result);
         } else {
-            finish(EXCEPTIONAL, failure);
+            finish(RUNNING, EXCEPTIONAL, failure);
         }
     }
 
-    /** Moves NEW to RUNNING for the current thread. @return false if the task was not NEW */
-    final boolean claim() {
-        if (!STATE.compareAndSet(this, NEW, RUNNING)) {
+    /** RUNNING to NEW with the next deadline, after a periodic run that ended well. @return false if cancelled */
+    final boolean resetForNextRun() {
+        if (!STATE.compareAndSet(this, RUNNING, NEW)) {
             return false;
         }
-        OUTCOME.setRelease(this, Thread.currentThread());
-        owner.releasePending(this);
+        outcome = null;
+        deadline = nextDeadline();
         return true;
     }
 
-    private void finish(int finalState, Object value) {
-        if (STATE.compareAndSet(this, RUNNING, COMPLETING)) {
-            outcome = value;
-            STATE.setRelease(this, finalState);
-            finishCompletion();
-            if (finalState == EXCEPTIONAL) {
-                owner.onTaskFailed(this, (Throwable) value);
+    /**
+     * Ends a task that the current thread claimed but whose action never started: a hook threw ({@code cause}), or a
+     * decorated task's {@code run} did not call ours (no cause: it is cancelled). Does nothing if the action started,
+     * even if the task is claimed again since (a periodic task's next run, by another worker).
+     */
+    final void endIfNeverStarted(Throwable cause) {
+        if (state != CLAIMED || outcome != Thread.currentThread()) {
+            return;
+        }
+        if (cause == null) {
+            if (STATE.compareAndSet(this, CLAIMED, CANCELLED)) {
+                host.cancelled(this, false);
+                finishCompletion(null);
             }
         } else {
-            awaitCancellationInterrupt();
+            finish(CLAIMED, EXCEPTIONAL, cause);
         }
+    }
+
+    /** Ends a task that never started with an exception, e.g. an external executor's rejection. */
+    final boolean failUnstarted(Throwable cause) {
+        return finish(NEW, EXCEPTIONAL, cause);
+    }
+
+    private boolean finish(int from, int finalState, Object value) {
+        if (!STATE.compareAndSet(this, from, COMPLETING)) {
+            awaitCancellationInterrupt();
+            return false;
+        }
+        if (from == NEW) {
+            host.leftPending(this);
+        }
+        outcome = value;
+        state = finalState; // a volatile write, before finishCompletion reads the signal: see the class comment
+        finishCompletion(finalState == EXCEPTIONAL ? (Throwable) value : null);
+        return true;
     }
 
     /**
@@ -166,40 +219,57 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         }
     }
 
-    /** Ends the task with an exception that did not come from a run, e.g. an external executor's rejection. */
-    final boolean failUnstarted(Throwable cause) {
-        if (!STATE.compareAndSet(this, NEW, COMPLETING)) {
-            return false;
+    private void finishCompletion(Throwable failure) {
+        CompletableFuture<Void> signal = completion;
+        if (signal != null) {
+            signal.complete(null);
         }
-        owner.releasePending(this);
-        outcome = cause;
-        STATE.setRelease(this, EXCEPTIONAL);
-        finishCompletion();
-        owner.onTaskFailed(this, cause);
+        releaseAction();
+        host.ended(this, failure);
+    }
+
+    /**
+     * A rejected task that a handler runs itself still never runs before its delay: the calling thread waits for the
+     * deadline, which is the back-pressure that policy is chosen for.
+     *
+     * @return false if the wait was interrupted (the task is then cancelled and the interrupt status kept)
+     */
+    private boolean awaitDeadline() {
+        for (long wait; (wait = deadline - host.now()) > 0 && state == REJECTED; ) {
+            LockSupport.parkNanos(this, wait);
+            if (Thread.interrupted()) {
+                cancel(false);
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
         return true;
     }
 
-    private void finishCompletion() {
-        for (WaitNode q; (q = waiters) != null; ) {
-            if (WAITERS.weakCompareAndSet(this, q, null)) {
-                while (q != null) {
-                    Object waiter = q.waiter;
-                    if (waiter != null) {
-                        q.waiter = null;
-                        if (waiter instanceof Thread) {
-                            LockSupport.unpark((Thread) waiter);
-                        } else {
-                            ((CompletionView<?>) waiter).follow();
-                        }
-                    }
-                    WaitNode following = q.next;
-                    q.next = null;
-                    q = following;
-                }
-                break;
-            }
+    // -- ownership changes that are not runs ------------------------------------------------------------------------
+
+    /** NEW to REJECTED: the executor did not accept the task and hands it to the rejection handler. */
+    final void markRejected() {
+        STATE.compareAndSet(this, NEW, REJECTED);
+    }
+
+    /** REJECTED to NEW, to accept the task after all. @return false if it is not a rejected task */
+    final boolean unmarkRejected() {
+        return STATE.compareAndSet(this, REJECTED, NEW);
+    }
+
+    /** @return true if the task is in the rejection handler's hands */
+    final boolean isRejected() {
+        return state == REJECTED;
+    }
+
+    /** NEW to RETURNED, for shutdownNow. @return true if the task had not started and now belongs to the caller */
+    final boolean markReturned() {
+        if (!STATE.compareAndSet(this, NEW, RETURNED)) {
+            return false;
         }
-        releaseAction();
+        host.leftPending(this); // no longer pending here
+        return true;
     }
 
     // -- Future -----------------------------------------------------------------------------------------------------
@@ -208,56 +278,41 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     public boolean cancel(boolean mayInterruptIfRunning) {
         for (;;) {
             int s = state;
-            if (s == NEW) {
-                if (STATE.compareAndSet(this, NEW, CANCELLED)) {
-                    owner.onCancelled();
-                    owner.releasePending(this);
-                    finishCompletion();
-                    owner.onCancelledPending(this);
-                    return true;
-                }
-            } else if (s == RUNNING) {
-                if (!mayInterruptIfRunning) {
-                    if (STATE.compareAndSet(this, RUNNING, CANCELLED)) {
-                        owner.onCancelled();
-                        finishCompletion();
-                        return true;
-                    }
-                } else if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
-                    owner.onCancelled();
+            if (s == RUNNING && mayInterruptIfRunning) {
+                if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
                     try {
-                        interruptRunner();
+                        ((Thread) outcome).interrupt();
                     } finally {
-                        STATE.setRelease(this, INTERRUPTED);
-                        finishCompletion();
+                        state = INTERRUPTED;
+                        host.cancelled(this, false);
+                        finishCompletion(null);
                     }
                     return true;
                 }
-            } else {
+            } else if (s > RUNNING) {
                 return false;
+            } else if (cancelFrom(s)) {
+                return true;
             }
         }
     }
 
-    /** Cancels the task only if it has not started. @return true if this call cancelled it */
+    /**
+     * Cancels the task only if it is pending here: accepted, neither claimed nor returned by shutdownNow.
+     *
+     * @return true if this call cancelled it
+     */
     final boolean cancelIfPending() {
-        if (STATE.compareAndSet(this, NEW, CANCELLED)) {
-            owner.onCancelled();
-            owner.releasePending(this);
-            finishCompletion();
-            owner.onCancelledPending(this);
-            return true;
-        }
-        return false;
+        return cancelFrom(NEW);
     }
 
-    private void interruptRunner() {
-        Object runner;
-        // The runner publishes itself right after its claim; wait out that short window.
-        while (!((runner = OUTCOME.getAcquire(this)) instanceof Thread)) {
-            Thread.onSpinWait();
+    private boolean cancelFrom(int s) {
+        if (!STATE.compareAndSet(this, s, CANCELLED)) {
+            return false;
         }
-        ((Thread) runner).interrupt();
+        host.cancelled(this, s == NEW);
+        finishCompletion(null);
+        return true;
     }
 
     @Override
@@ -275,7 +330,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         return state == EXCEPTIONAL;
     }
 
-    /** @return true if the task has neither started its (current) run nor ended */
+    /** @return true if the task is accepted and waits for its (next) run: the only state counted as pending */
     final boolean isPending() {
         return state == NEW;
     }
@@ -284,11 +339,8 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     public V get() throws InterruptedException, ExecutionException {
         int s = state;
         if (s <= COMPLETING) {
-            try {
-                s = awaitDone(false, 0L);
-            } catch (TimeoutException impossible) {
-                throw new AssertionError(impossible);
-            }
+            completionSignal().get();
+            s = state;
         }
         return report(s);
     }
@@ -298,9 +350,33 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         long nanos = unit.toNanos(timeout);
         int s = state;
         if (s <= COMPLETING) {
-            s = awaitDone(true, nanos);
+            try {
+                completionSignal().get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (state <= COMPLETING) {
+                    throw e;
+                }
+            }
+            s = state;
         }
         return report(s);
+    }
+
+    /** The signal that completes when the task is done; installed by the first caller, completed at once if done. */
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Void> completionSignal() {
+        CompletableFuture<Void> signal = completion;
+        if (signal == null) {
+            CompletableFuture<Void> fresh = new CompletableFuture<>();
+            signal = (CompletableFuture<Void>) COMPLETION.compareAndExchange(this, (CompletableFuture<Void>) null, fresh);
+            if (signal == null) {
+                signal = fresh;
+            }
+        }
+        if (state > COMPLETING) {
+            signal.complete(null); // ended before the signal existed, or at the same time: see the class comment
+        }
+        return signal;
     }
 
     @SuppressWarnings("unchecked")
@@ -314,88 +390,11 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         throw new ExecutionException((Throwable) outcome);
     }
 
-    private int awaitDone(boolean timed, long nanos) throws InterruptedException, TimeoutException {
-        long startTime = 0L;
-        WaitNode node = null;
-        boolean queued = false;
-        for (;;) {
-            int s = state;
-            if (s > COMPLETING) {
-                if (node != null) {
-                    node.waiter = null;
-                }
-                return s;
-            } else if (s == COMPLETING) {
-                Thread.yield(); // the outcome is being written: a matter of nanoseconds
-            } else if (Thread.interrupted()) {
-                removeWaiter(node);
-                throw new InterruptedException();
-            } else if (node == null) {
-                if (timed && nanos <= 0L) {
-                    throw new TimeoutException();
-                }
-                node = new WaitNode(Thread.currentThread());
-            } else if (!queued) {
-                node.next = waiters;
-                queued = WAITERS.weakCompareAndSet(this, node.next, node);
-            } else if (timed) {
-                long parkNanos;
-                if (startTime == 0L) {
-                    startTime = System.nanoTime();
-                    if (startTime == 0L) {
-                        startTime = 1L;
-                    }
-                    parkNanos = nanos;
-                } else {
-                    long elapsed = System.nanoTime() - startTime;
-                    if (elapsed >= nanos) {
-                        removeWaiter(node);
-                        if (state > COMPLETING) {
-                            return state;
-                        }
-                        throw new TimeoutException();
-                    }
-                    parkNanos = nanos - elapsed;
-                }
-                if (state < COMPLETING) {
-                    LockSupport.parkNanos(this, parkNanos);
-                }
-            } else {
-                LockSupport.park(this);
-            }
-        }
-    }
-
-    /** Unlinks a timed-out or interrupted waiter, and any other node whose thread is gone, from the stack. */
-    private void removeWaiter(WaitNode node) {
-        if (node == null) {
-            return;
-        }
-        node.waiter = null;
-        retry:
-        for (;;) {
-            for (WaitNode pred = null, q = waiters, s; q != null; q = s) {
-                s = q.next;
-                if (q.waiter != null) {
-                    pred = q;
-                } else if (pred != null) {
-                    pred.next = s;
-                    if (pred.waiter == null) {
-                        continue retry; // pred was removed concurrently
-                    }
-                } else if (!WAITERS.compareAndSet(this, q, s)) {
-                    continue retry;
-                }
-            }
-            break;
-        }
-    }
-
     // -- Delayed ----------------------------------------------------------------------------------------------------
 
     @Override
     public long getDelay(TimeUnit unit) {
-        return unit.convert(deadline - owner.now(), TimeUnit.NANOSECONDS);
+        return unit.convert(deadline - host.now(), TimeUnit.NANOSECONDS);
     }
 
     /** Orders by deadline, as the JDK's scheduled futures do; delays of foreign {@link Delayed}s are compared. */
@@ -404,7 +403,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         if (other == this) {
             return 0;
         }
-        if (other instanceof ScheduledTask && ((ScheduledTask<?>) other).owner == owner) {
+        if (other instanceof ScheduledTask && ((ScheduledTask<?>) other).host == host) {
             return Long.compare(deadline, ((ScheduledTask<?>) other).deadline);
         }
         return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
@@ -437,47 +436,12 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     @Override
     public CompletableFuture<V> toCompletableFuture() {
         CompletionView<V> view = new CompletionView<>(this);
-        WaitNode node = new WaitNode(view);
-        for (;;) {
-            if (isDone()) {
-                view.follow();
-                return view;
-            }
-            node.next = waiters;
-            if (WAITERS.compareAndSet(this, node.next, node)) {
-                // finishCompletion may have swapped the stack out just before our push: look again
-                if (isDone() && node.waiter != null) {
-                    node.waiter = null;
-                    view.follow();
-                }
-                return view;
-            }
-        }
-    }
-
-    /** Waits out the nanoseconds in which a completing task writes its outcome. */
-    private void awaitOutcome() {
-        while (state == COMPLETING) {
-            Thread.yield();
-        }
-    }
-
-    /** Completes {@code view} as this done task completed. */
-    @SuppressWarnings("unchecked")
-    final void completeInto(CompletableFuture<V> view) {
-        awaitOutcome();
-        int s = state;
-        if (s == NORMAL) {
-            view.complete((V) outcome);
-        } else if (s == EXCEPTIONAL) {
-            view.completeExceptionally((Throwable) outcome);
-        } else {
-            view.completeExceptionally(new CancellationException());
-        }
+        completionSignal().thenRun(view::follow);
+        return view;
     }
 
     /** A {@link CompletableFuture} that follows a task; cancelling it cancels the task. */
-    static final class CompletionView<V> extends CompletableFuture<V> {
+    private static final class CompletionView<V> extends CompletableFuture<V> {
         private final ScheduledTask<V> task;
 
         CompletionView(ScheduledTask<V> task) {
@@ -485,8 +449,16 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         }
 
         /** Completes this view as its task, which is done, completed. */
+        @SuppressWarnings("unchecked")
         void follow() {
-            task.completeInto(this);
+            int s = task.state;
+            if (s == NORMAL) {
+                complete((V) task.outcome);
+            } else if (s == EXCEPTIONAL) {
+                completeExceptionally((Throwable) task.outcome);
+            } else {
+                completeExceptionally(new CancellationException());
+            }
         }
 
         @Override
@@ -498,16 +470,6 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         @Override
         public <U> CompletableFuture<U> newIncompleteFuture() {
             return new CompletableFuture<>();
-        }
-    }
-
-    /** A thread waiting in {@code get}, or a {@link CompletionView} to complete; null once served or abandoned. */
-    private static final class WaitNode {
-        volatile Object waiter;
-        volatile WaitNode next;
-
-        WaitNode(Object waiter) {
-            this.waiter = waiter;
         }
     }
 }

@@ -14,6 +14,8 @@ import java.util.concurrent.Future;
 @FunctionalInterface
 public interface TaskFailureHandler {
     /**
+     * Hears of a run that ended with an exception.
+     *
      * @param future the future of the task that failed, as returned when it was scheduled
      * @param failure what the task threw
      */

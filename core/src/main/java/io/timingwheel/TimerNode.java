@@ -4,18 +4,21 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A node of a {@link TimingWheel} slot, and what travels through the master's {@link MpscChunkedQueue}.
+ * A node of a {@link TimingWheel} slot: the wheel's two links and the time the node is due. The task object is the
+ * node, so the wheel allocates nothing beyond the task.
  *
- * <p>The task object is the node, so the wheel allocates nothing beyond the task. The links belong to the master:
- * the wheel's slot lists use them, and so does the batch of due tasks it hands to the workers ({@code next} only).
- * The queue holds references in arrays of its own, so a node may be queued while it is in the wheel (a cancelled
- * task posted for unlinking).
+ * <p>The links have one meaning only: the node's place in a wheel slot. Only the wheel writes them, on the thread that
+ * owns the wheel (the master); the queues that carry a task elsewhere (the master's inbox, the workers' queue) hold
+ * references of their own and never touch the links.
  */
 abstract class TimerNode {
-    /** Next node in the wheel slot, or in a batch of due tasks; owned by the master. */
+    /** The next node in the slot; owner thread only. */
     TimerNode next;
 
-    /** Previous node in the wheel slot; owned by the master. Non-null exactly while the node is in the wheel. */
+    /**
+     * The previous node in the slot; owner thread only, but for {@link #isInWheelVolatile()}. Non-null exactly while
+     * the node is in the wheel.
+     */
     TimerNode prev;
 
     /**
@@ -29,7 +32,10 @@ abstract class TimerNode {
         return prev != null;
     }
 
-    /** @return whether the node looks linked into a wheel, read from another thread (after a full fence) */
+    /**
+     * @return whether the node is linked into a wheel, read from another thread. Exact only where the owner publishes
+     *     its link with a full fence and re-reads what the caller changed before the call (see {@code MasterLoop.link}).
+     */
     final boolean isInWheelVolatile() {
         return PREV.getVolatile(this) != null;
     }

@@ -30,17 +30,17 @@ import java.util.function.Predicate;
  *       reports the exact earliest deadline when it lies in level 0, and the start of the next cascade otherwise.</li>
  * </ol>
  */
-final class TimingWheel {
+final class TimingWheel<T extends TimerNode> {
     /** No deadline: the wheel is empty, or nothing is due before the end of time. */
     static final long NONE = Long.MAX_VALUE;
 
     /** The latest deadline the wheel accepts (about 146 years); later ones are clamped by the owner. */
     static final long MAX_DEADLINE = Long.MAX_VALUE >>> 1;
 
-    /** Receives the nodes that {@link #advance} and the removal methods take out of the wheel. */
+    /** Receives the nodes that {@link #advance} and {@link #removeIf} take out of the wheel. */
     @FunctionalInterface
-    interface NodeSink {
-        void accept(TimerNode node);
+    interface NodeSink<T> {
+        void accept(T node);
     }
 
     private final long tickNanos;
@@ -107,7 +107,7 @@ final class TimingWheel {
      *
      * @param node a node that is in no wheel, with {@code 0 <= deadline <= MAX_DEADLINE}
      */
-    void add(TimerNode node) {
+    void add(T node) {
         place(node);
         size++;
         if (node.deadline < earliestBound) {
@@ -116,7 +116,7 @@ final class TimingWheel {
     }
 
     /** Removes a node if it is in this wheel. @return true if it was removed */
-    boolean remove(TimerNode node) {
+    boolean remove(T node) {
         if (!node.isInWheel()) {
             return false;
         }
@@ -131,7 +131,7 @@ final class TimingWheel {
      * Advances the wheel to {@code now} and passes every node with {@code deadline <= now} to {@code expired}, in no
      * particular order. The sink must not modify the wheel.
      */
-    void advance(long now, NodeSink expired) {
+    void advance(long now, NodeSink<? super T> expired) {
         long target = now / tickNanos;
         long cur = currentTick;
         for (;;) {
@@ -153,7 +153,7 @@ final class TimingWheel {
     }
 
     /** Removes every node that matches and passes it to {@code removed}. O(slots + size). */
-    void removeIf(Predicate<TimerNode> filter, NodeSink removed) {
+    void removeIf(Predicate<? super T> filter, NodeSink<? super T> removed) {
         for (int level = 0; level < levels; level++) {
             Sentinel[] row = slots[level];
             if (row == null) {
@@ -163,9 +163,10 @@ final class TimingWheel {
                 TimerNode node = sentinel.next;
                 while (node != sentinel) {
                     TimerNode following = node.next;
-                    if (filter.test(node)) {
-                        remove(node);
-                        removed.accept(node);
+                    T element = element(node);
+                    if (filter.test(element)) {
+                        remove(element);
+                        removed.accept(element);
                     }
                     node = following;
                 }
@@ -174,7 +175,7 @@ final class TimingWheel {
     }
 
     /** Passes every node to {@code action}, which must not modify the wheel. O(slots + size). */
-    void forEach(Consumer<TimerNode> action) {
+    void forEach(Consumer<? super T> action) {
         for (int level = 0; level < levels; level++) {
             Sentinel[] row = slots[level];
             if (row == null) {
@@ -182,13 +183,19 @@ final class TimingWheel {
             }
             for (Sentinel sentinel : row) {
                 for (TimerNode node = sentinel.next; node != sentinel; node = node.next) {
-                    action.accept(node);
+                    action.accept(element(node));
                 }
             }
         }
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+
+    /** Every node but the sentinels came in through {@link #add}, as a T. */
+    @SuppressWarnings("unchecked")
+    private T element(TimerNode node) {
+        return (T) node;
+    }
 
     private void place(TimerNode node) {
         long tick = node.deadline / tickNanos;
@@ -237,14 +244,14 @@ final class TimingWheel {
         return sentinel(0, (int) tick & mask);
     }
 
-    private void expireDue(Sentinel sentinel, long now, NodeSink expired) {
+    private void expireDue(Sentinel sentinel, long now, NodeSink<? super T> expired) {
         TimerNode node = sentinel.next;
         while (node != sentinel) {
             TimerNode following = node.next;
             if (node.deadline <= now) {
                 unlink(node);
                 size--;
-                expired.accept(node);
+                expired.accept(element(node));
             }
             node = following;
         }

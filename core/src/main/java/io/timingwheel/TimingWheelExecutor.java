@@ -1,35 +1,32 @@
 package io.timingwheel;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.AbstractExecutorService;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RunnableScheduledFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * A {@link ScheduledExecutorService} that replaces {@link ScheduledThreadPoolExecutor}: change
+ * A {@link ScheduledThreadPoolExecutor} built on a hierarchical timing wheel: change
  * {@code new ScheduledThreadPoolExecutor(n)} into {@code new TimingWheelExecutor(n)} and nothing else changes, except
- * that scheduling, cancelling and holding many timers become much cheaper.
+ * that scheduling, cancelling and holding many timers become much cheaper. It <em>is</em> a
+ * {@code ScheduledThreadPoolExecutor}, so declared types, subclasses and their hooks, the pool-management methods and
+ * libraries that look for a {@link ThreadPoolExecutor} keep working.
  *
  * <pre>{@code
- * TimingWheelExecutor timers = new TimingWheelExecutor(4);
+ * ScheduledThreadPoolExecutor timers = new TimingWheelExecutor(4);
  * ScheduledFuture<?> timeout = timers.schedule(() -> request.fail("timeout"), 30, TimeUnit.SECONDS);
  * response.whenComplete((r, e) -> timeout.cancel(false));   // O(1), and the task is garbage at once
  * timers.scheduleAtFixedRate(this::heartbeat, 0, 1, TimeUnit.SECONDS);
@@ -43,24 +40,34 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>Fixed-rate tasks run at {@code initialDelay + n * period}; a late run does not shift later ones, runs of one
  *       task never overlap, and missed runs are caught up back to back. Fixed-delay tasks start {@code delay} after
  *       the previous run ended. A run that throws ends the series and {@code get()} reports its cause.</li>
- *   <li>The returned futures are {@link java.util.concurrent.RunnableScheduledFuture}s; {@code submit} and
- *       {@code execute} schedule with zero delay, so their futures are scheduled futures too.</li>
+ *   <li>The returned futures are {@link RunnableScheduledFuture}s (those of {@link #decorateTask} if a subclass
+ *       decorates them); {@code submit} and {@code execute} schedule with zero delay, as the JDK's do.</li>
  *   <li>{@link #shutdown()} rejects new tasks through the {@link RejectedExecutionHandler} (by default, throw
  *       {@link RejectedExecutionException}), lets delayed one-shot tasks run and cancels periodic ones, as set by
  *       {@link #setExecuteExistingDelayedTasksAfterShutdownPolicy} and
  *       {@link #setContinueExistingPeriodicTasksAfterShutdownPolicy}. {@link #shutdownNow()} interrupts running tasks
  *       and returns the very futures that never started.</li>
+ *   <li>The hooks {@link #beforeExecute}, {@link #afterExecute}, {@link #terminated} and {@link #decorateTask} are
+ *       called where and as the JDK calls them.</li>
  *   <li>Null arguments throw {@link NullPointerException} before anything else happens.</li>
  * </ul>
+ * None of the machinery inherited from {@link ThreadPoolExecutor} (its queue, its workers, its run state) is used:
+ * every method that would touch it is overridden.
  *
  * <h2>Where it is deliberately better</h2>
  * <ul>
  *   <li>Cancelled tasks leave the executor at once, whatever {@link #setRemoveOnCancelPolicy} says: no memory is
  *       held until a cancelled task's deadline.</li>
  *   <li>{@link #remove(Runnable)} cancels the task it removes, so its future completes instead of waiting forever.</li>
+ *   <li>{@link #shutdownNow()} returns exactly the accepted tasks that never started: a task is either started or
+ *       returned, also when tasks run on a {@link Builder#workerExecutor}.</li>
  *   <li>The number of pending tasks can be bounded ({@link Builder#maxPendingTasks}); beyond it, tasks are rejected
- *       through the handler, never silently dropped.</li>
+ *       through the handler, never silently dropped, and a rejected delayed task that a handler runs itself still
+ *       never runs before its deadline.</li>
  *   <li>{@link #getQueue()} is a read-only view: it lists the pending futures but does not accept new ones.</li>
+ *   <li>No accepted task is lost to a failing hook: if {@link #beforeExecute} throws, the task does not run and
+ *       fails with that exception (the JDK's leaves its future incomplete forever); the worker thread dies of it and is
+ *       replaced, as in the JDK.</li>
  * </ul>
  *
  * <h2>Precision and cost</h2>
@@ -69,97 +76,32 @@ import java.util.concurrent.locks.LockSupport;
  * deadline and fires each task as close to its own deadline as its sleep allows, not at tick granularity. The tick
  * ({@link Builder#tick}, 1 ms by default) only groups deadlines.
  */
-public final class TimingWheelExecutor extends AbstractExecutorService implements ScheduledExecutorService,
-        AutoCloseable {
+public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements AutoCloseable {
     /*
      * Implementation notes.
      *
-     * 1. Two layers. TimingWheel is a single-threaded data structure owned by the master thread (MasterLoop). All
-     *    other threads talk to the master through one lock-free MPSC queue (the inbox): new tasks, periodic tasks
-     *    due again, cancelled tasks to unlink and commands (shutdown policies, shutdownNow, snapshots) travel
-     *    through it.
-     * 2. A task is one object: the future, the inbox message and the wheel node (ScheduledTask). Its state is one int;
-     *    the race between cancel and firing is decided by a single CAS on NEW.
-     * 3. Zero and negative delays skip the master: the task goes straight to the workers.
-     * 4. The run state (RUNNING, SHUTDOWN, STOP, TERMINATED) is one volatile int. A producer checks it before it
-     *    publishes a task; the master applies the shutdown policies to what it drains afterwards, and terminates
-     *    when the wheel, the inbox and the workers are all empty. A producer that raced with termination and finds
-     *    TERMINATED after publishing cancels its own task (unless shutdownNow returned it), so nothing accepted is
-     *    ever lost.
-     * 5. Threads start lazily: the master with the first delayed task, workers one per accepted task up to the core
-     *    size, as the JDK does.
-     * 6. Times are nanoseconds since this executor's origin, read from a clock seam, so they never wrap in practice
-     *    and compare with '<'.
+     * 1. This class is a facade: it checks arguments, builds the task objects, calls decorateTask and the rejection
+     *    handler, and answers the JDK's methods; ExecutorCore holds the run state, termination, the pending limit and
+     *    the hand-offs. The core reaches back only through ExecutorHooks, for the three protected hooks.
+     * 2. The superclass's constructor only stores settings and allocates an empty queue; nothing here ever calls a
+     *    method of ThreadPoolExecutor that would start its threads or touch its queue or run state.
+     * 3. decorateTask is always called; what it returns is remembered only if it is something else than the task
+     *    (ExecutorCore.decorated), so undecorated tasks cost nothing more.
      */
 
-    private static final int RUNNING = 0;
-    private static final int SHUTDOWN = 1;
-    private static final int STOP = 2;
-    private static final int TERMINATED = 3;
-
-    private static final VarHandle RUN_STATE;
     private static final AtomicInteger EXECUTOR_IDS = new AtomicInteger();
-    private static final RejectedExecutionHandler DEFAULT_HANDLER = new ThreadPoolExecutor.AbortPolicy();
     private static final long DEFAULT_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int DEFAULT_WHEEL_SIZE = 512;
 
-    /** Marks, in {@code next}, a task that shutdownNow returned, so that no racing producer cancels it. */
-    private static final TimerNode RETURNED_BY_SHUTDOWN_NOW = new TimerNode() { };
-
-    /** Marks, in {@code next}, a task given to the rejection handler: it never entered the pending count. */
-    private static final TimerNode REJECTED = new TimerNode() { };
-
-    static {
-        try {
-            RUN_STATE = MethodHandles.lookup().findVarHandle(TimingWheelExecutor.class, "runState", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** RUNNING, SHUTDOWN, STOP or TERMINATED; only ever increases. */
-    private volatile int runState;
-
-    private final int corePoolSize;
-    private final NanoClock clock;
-    private final long origin;
-    private final String name;
-    private final Dispatcher dispatcher;
-    private final MasterLoop master;
-    private final ThreadFactory masterThreadFactory;
-    private final CountDownLatch terminated = new CountDownLatch(1);
-
-    /** Pending tasks (accepted, not started), counted only when a maximum is set; null otherwise. */
-    private final AtomicLong pendingCount;
-    private final long maxPendingTasks;
-
-    private final TaskFailureHandler failureHandler;
-    private final boolean skipMissedRuns;
-
-    /** Runs later than this emit a JFR event; negative when the events are off. */
-    private final long lateRunEventThresholdNanos;
-
-    private final LongAdder cancelledTasks = new LongAdder();
-    private final LongAdder rejectedTasks = new LongAdder();
-
-    private volatile ThreadFactory threadFactory;
-    private volatile RejectedExecutionHandler handler;
-    private volatile boolean continueExistingPeriodicTasksAfterShutdown;
-    private volatile boolean executeExistingDelayedTasksAfterShutdown = true;
-    private volatile boolean removeOnCancel;
-    private volatile boolean masterStarted;
-
-    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
-    private volatile boolean workersStarted;
-
-    /** The {@link ScheduledThreadPoolExecutor} face shown to rejection handlers; created on first rejection. */
-    private volatile ExecutorView view;
+    private final ExecutorCore core;
+    private final PendingTasksView queue;
 
     /**
-     * Creates an executor with the given number of worker threads and the default thread factory and rejection
-     * handler ({@link ThreadPoolExecutor.AbortPolicy}).
+     * Creates an executor with the given core pool size, a default thread factory and the default rejection handler
+     * ({@link ThreadPoolExecutor.AbortPolicy}), as {@link ScheduledThreadPoolExecutor#ScheduledThreadPoolExecutor(int)}.
      *
-     * @param corePoolSize the number of worker threads; 0 is accepted and, as in the JDK, one worker still runs tasks
+     * @param corePoolSize the number of worker threads to keep; 0 is accepted and, as in the JDK, one worker still runs
+     *     tasks
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      */
     public TimingWheelExecutor(int corePoolSize) {
@@ -167,9 +109,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     /**
-     * Creates an executor with the given number of worker threads, made by the given factory.
+     * Creates an executor with the given core pool size whose worker threads the given factory makes.
      *
-     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param corePoolSize the number of worker threads to keep; 0 is accepted and one worker still runs tasks
      * @param threadFactory the factory for worker threads
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      * @throws NullPointerException if {@code threadFactory} is null
@@ -179,9 +121,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     /**
-     * Creates an executor with the given number of worker threads and rejection handler.
+     * Creates an executor with the given core pool size and rejection handler.
      *
-     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param corePoolSize the number of worker threads to keep; 0 is accepted and one worker still runs tasks
      * @param handler the handler for rejected tasks
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
      * @throws NullPointerException if {@code handler} is null
@@ -191,9 +133,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     /**
-     * Creates an executor with the given number of worker threads, thread factory and rejection handler.
+     * Creates an executor with the given core pool size, thread factory and rejection handler.
      *
-     * @param corePoolSize the number of worker threads; 0 is accepted and one worker still runs tasks
+     * @param corePoolSize the number of worker threads to keep; 0 is accepted and one worker still runs tasks
      * @param threadFactory the factory for worker threads
      * @param handler the handler for rejected tasks
      * @throws IllegalArgumentException if {@code corePoolSize < 0}
@@ -203,146 +145,106 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         this(builder().workerThreads(corePoolSize).threadFactory(threadFactory).rejectedExecutionHandler(handler));
     }
 
-    private TimingWheelExecutor(Builder builder) {
-        int id = EXECUTOR_IDS.incrementAndGet();
-        this.name = "timingwheel-" + id;
-        this.corePoolSize = builder.workerThreads;
-        this.clock = builder.clock;
-        this.origin = clock.nanoTime();
-        this.threadFactory = builder.threadFactory != null
-                ? builder.threadFactory : new NamedThreadFactory(name + "-worker-", false, true);
-        this.masterThreadFactory = builder.masterThreadFactory;
-        this.handler = builder.handler;
-        this.maxPendingTasks = builder.maxPendingTasks;
-        this.failureHandler = builder.failureHandler;
-        this.skipMissedRuns = builder.fixedRatePolicy == FixedRatePolicy.SKIP_MISSED;
-        this.lateRunEventThresholdNanos = builder.lateRunEventThresholdNanos;
-        this.pendingCount = builder.maxPendingTasks > 0 ? new AtomicLong() : null;
-        this.dispatcher = builder.workerExecutor != null
-                ? new ExternalDispatcher(this, builder.workerExecutor) : new WorkerPool(this, corePoolSize);
-        long lazyWake = Math.max(builder.tickNanos, DEFAULT_TICK_NANOS);
-        this.master = new MasterLoop(this, new TimingWheel(builder.tickNanos, builder.wheelSize), dispatcher,
-                lazyWake);
+    /**
+     * Creates an executor with the builder's settings; for subclasses that want settings beyond the constructors'
+     * ({@code new MyExecutor(TimingWheelExecutor.builder().maxPendingTasks(1000))}).
+     *
+     * @param builder the settings
+     * @throws NullPointerException if {@code builder} is null
+     * @throws IllegalStateException if the settings cannot work on this runtime (see {@link Builder#build()})
+     */
+    protected TimingWheelExecutor(Builder builder) {
+        this(builder.checked(), "timingwheel-" + EXECUTOR_IDS.incrementAndGet());
     }
 
-    /** @return a builder for an executor with settings beyond the constructors' */
+    private TimingWheelExecutor(Builder b, String name) {
+        this(b, name, b.threadFactory != null ? b.threadFactory
+                : new NamedThreadFactory(name + "-worker-", false, true));
+    }
+
+    // The core keeps the hooks adapter, which refers to this executor; it calls the hooks only when tasks run, as the
+    // JDK's executor does (a subclass whose constructor schedules tasks before its own fields are set sees the hooks
+    // called early there too).
+    @SuppressWarnings("this-escape")
+    private TimingWheelExecutor(Builder b, String name, ThreadFactory workerThreads) {
+        super(b.workerThreads, workerThreads, b.handler);
+        ExecutorCore.Settings settings = new ExecutorCore.Settings();
+        settings.name = name;
+        settings.corePoolSize = b.workerThreads;
+        settings.threadFactory = workerThreads;
+        settings.masterThreadFactory = b.masterThreadFactory;
+        settings.workerExecutor = b.workerExecutor;
+        settings.tickNanos = b.tickNanos;
+        settings.wheelSize = b.wheelSize;
+        settings.maxPendingTasks = b.maxPendingTasks;
+        settings.failureHandler = b.failureHandler;
+        settings.skipMissedRuns = b.fixedRatePolicy == FixedRatePolicy.SKIP_MISSED;
+        settings.lateRunEventThresholdNanos = b.lateRunEventThresholdNanos;
+        this.core = new ExecutorCore(settings, new Hooks());
+        this.queue = new PendingTasksView(core);
+    }
+
+    /**
+     * Returns a builder for an executor with settings beyond the constructors': tick, wheel size, master thread
+     * factory, pending limit, an external executor for the tasks, a failure handler, the fixed-rate policy and JDK
+     * Flight Recorder events.
+     *
+     * @return a new builder with the defaults of {@code new TimingWheelExecutor(1)}
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    // -- time -------------------------------------------------------------------------------------------------------
-
-    /** @return nanoseconds since this executor's origin */
-    long now() {
-        return clock.nanoTime() - origin;
-    }
-
-    /** @return {@code time + delay}, clamped to the wheel's horizon; {@code delay} must be positive */
-    static long deadlineAfter(long time, long delay) {
-        return delay >= TimingWheel.MAX_DEADLINE - time ? TimingWheel.MAX_DEADLINE : time + delay;
-    }
-
-    // -- run state --------------------------------------------------------------------------------------------------
-
-    @Override
-    public boolean isShutdown() {
-        return runState >= SHUTDOWN;
-    }
-
-    boolean isStopped() {
-        return runState >= STOP;
-    }
-
-    /**
-     * @return true if {@link #shutdown()} or {@link #shutdownNow()} was called but tasks may still run
-     */
-    public boolean isTerminating() {
-        int rs = runState;
-        return rs >= SHUTDOWN && rs < TERMINATED;
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return runState == TERMINATED;
-    }
-
-    private void advanceRunState(int target) {
-        for (;;) {
-            int rs = runState;
-            if (rs >= target || RUN_STATE.compareAndSet(this, rs, target)) {
-                return;
-            }
-        }
-    }
-
-    /**
-     * Called once nothing can run any more, before the last stragglers are cancelled: from now on a producer that
-     * raced with termination cancels its own task before {@code schedule} returns.
-     */
-    void enterTerminatedState() {
-        runState = TERMINATED;
-    }
-
-    /** Called last, when every accepted task has ended: releases {@code awaitTermination}. */
-    void signalTerminated() {
-        terminated.countDown();
-    }
-
-    /** The JDK's rule for a task that is about to be queued or to run while the executor shuts down. */
-    boolean canRunInCurrentState(ScheduledTask<?> task) {
-        int rs = runState;
-        return rs == RUNNING || (rs == SHUTDOWN && keptAfterShutdown(task));
-    }
-
-    /** What {@code shutdown()} keeps, by the two policies: periodic tasks, and delayed ones (always when due). */
-    boolean keptAfterShutdown(ScheduledTask<?> task) {
-        return task.isPeriodic()
-                ? continueExistingPeriodicTasksAfterShutdown
-                : executeExistingDelayedTasksAfterShutdown || task.deadline <= now();
-    }
-
     // -- scheduling -------------------------------------------------------------------------------------------------
 
+    /**
+     * Schedules a one-shot action to run after the given delay, as the JDK does.
+     *
+     * @return the future of the task (what {@link #decorateTask(Runnable, RunnableScheduledFuture)} made of it); its
+     *     {@code get()} returns null once the action has run
+     * @throws RejectedExecutionException if the handler rejects it (the executor is shut down, or a pending-task limit
+     *     is reached)
+     * @throws NullPointerException if {@code command} or {@code unit} is null
+     */
     @Override
-    public TimerFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
         long nanos = unit.toNanos(delay);
-        long now = now();
-        if (nanos <= 0) {
-            OneShotRunnableTask task = new OneShotRunnableTask(this, command, now);
-            executeNow(task);
-            return task;
-        }
-        OneShotRunnableTask task = new OneShotRunnableTask(this, command, deadlineAfter(now, nanos));
-        executeLater(task);
-        return task;
+        RunnableTask task = new RunnableTask(core, command, deadlineAfter(nanos));
+        return accept(task, decorateTask(command, task), nanos <= 0);
     }
 
+    /**
+     * Schedules a one-shot value-returning task to run after the given delay, as the JDK does.
+     *
+     * @return the future of the task (what {@link #decorateTask(Callable, RunnableScheduledFuture)} made of it)
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code callable} or {@code unit} is null
+     */
     @Override
-    public <V> TimerFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         if (callable == null || unit == null) {
             throw new NullPointerException();
         }
         long nanos = unit.toNanos(delay);
-        long now = now();
-        OneShotTask<V> task = new OneShotTask<>(this, callable, nanos <= 0 ? now : deadlineAfter(now, nanos));
-        if (nanos <= 0) {
-            executeNow(task);
-        } else {
-            executeLater(task);
-        }
-        return task;
+        CallableTask<V> task = new CallableTask<>(core, callable, deadlineAfter(nanos));
+        return accept(task, decorateTask(callable, task), nanos <= 0);
     }
 
     /**
-     * {@inheritDoc}
+     * Schedules a periodic action at a fixed rate, as the JDK does: runs at {@code initialDelay + n * period}, never
+     * overlapping; late runs are caught up (or skipped, with {@link FixedRatePolicy#SKIP_MISSED}); a run that throws
+     * ends the series.
      *
+     * @return the future of the series; it completes only by cancellation or by a run's exception
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code command} or {@code unit} is null
      * @throws IllegalArgumentException if {@code period <= 0}
      */
     @Override
-    public TimerFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
@@ -353,12 +255,16 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
     }
 
     /**
-     * {@inheritDoc}
+     * Schedules a periodic action with a fixed delay between the end of one run and the start of the next, as the
+     * JDK does; a run that throws ends the series.
      *
+     * @return the future of the series; it completes only by cancellation or by a run's exception
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code command} or {@code unit} is null
      * @throws IllegalArgumentException if {@code delay <= 0}
      */
     @Override
-    public TimerFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
         if (command == null || unit == null) {
             throw new NullPointerException();
         }
@@ -368,409 +274,248 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         return schedulePeriodic(command, initialDelay, -unit.toNanos(delay), unit);
     }
 
-    private TimerFuture<?> schedulePeriodic(Runnable command, long initialDelay, long signedPeriod,
+    /** @param signedPeriod positive for fixed rate, negative for fixed delay, as the JDK encodes it */
+    private ScheduledFuture<?> schedulePeriodic(Runnable command, long initialDelay, long signedPeriod,
                                                 TimeUnit unit) {
         long nanos = unit.toNanos(initialDelay);
-        long now = now();
-        PeriodicTask task = new PeriodicTask(this, command, nanos <= 0 ? now : deadlineAfter(now, nanos),
-                signedPeriod);
-        if (nanos <= 0) {
-            executeNow(task);
-        } else {
-            executeLater(task);
-        }
-        return task;
+        PeriodicTask task = new PeriodicTask(core, command, deadlineAfter(nanos), signedPeriod);
+        return accept(task, decorateTask(command, task), nanos <= 0);
     }
 
-    /** Executes the command with zero delay, as {@link ScheduledThreadPoolExecutor#execute} does. */
+    /**
+     * Executes the command with zero delay, as {@link ScheduledThreadPoolExecutor#execute} does. A task that this
+     * executor rejected and that a handler hands back ({@code DiscardOldestPolicy} does, after making room) is
+     * accepted again with its own deadline.
+     *
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code command} is null
+     */
     @Override
     public void execute(Runnable command) {
+        if (command == null) {
+            throw new NullPointerException();
+        }
+        if (command instanceof ScheduledTask && ((ScheduledTask<?>) command).host == core
+                && ((ScheduledTask<?>) command).isRejected()) {
+            ScheduledTask<?> task = (ScheduledTask<?>) command;
+            ExecutorCore.Refusal refusal = core.resubmit(task);
+            if (refusal != null) {
+                reject(task, task, refusal);
+            }
+            return;
+        }
         schedule(command, 0, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Submits the task to run now, as {@link ScheduledThreadPoolExecutor#submit(Runnable)}: a scheduled future with
+     * zero delay.
+     *
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code task} is null
+     */
     @Override
-    public TimerFuture<?> submit(Runnable task) {
+    public Future<?> submit(Runnable task) {
         return schedule(task, 0, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Submits the task to run now; its future returns {@code result}.
+     *
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code task} is null
+     */
     @Override
-    public <T> TimerFuture<T> submit(Runnable task, T result) {
-        if (task == null) {
-            throw new NullPointerException();
-        }
+    public <T> Future<T> submit(Runnable task, T result) {
         return schedule(Executors.callable(task, result), 0, TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Submits the value-returning task to run now.
+     *
+     * @throws RejectedExecutionException if the handler rejects it
+     * @throws NullPointerException if {@code task} is null
+     */
     @Override
-    public <T> TimerFuture<T> submit(Callable<T> task) {
+    public <T> Future<T> submit(Callable<T> task) {
         return schedule(task, 0, TimeUnit.NANOSECONDS);
     }
 
-    /** Accepts a task that is due now: it goes straight to the workers. */
-    private void executeNow(ScheduledTask<?> task) {
-        if (runState != RUNNING || !reservePending()) {
-            reject(task);
-            return;
-        }
-        dispatcher.dispatch(task);
-        if (isStopped()) {
-            wakeMaster(); // raced with shutdownNow: the master cancels it unless shutdownNow returned it
-        }
-    }
-
-    /** Accepts a task with a future deadline: it goes to the master. */
-    private void executeLater(ScheduledTask<?> task) {
-        if (runState != RUNNING) {
-            reject(task);
-            return;
-        }
-        if (!masterStarted && !startMaster()) {
-            reject(task);
-            return;
-        }
-        if (!reservePending()) {
-            reject(task);
-            return;
-        }
-        master.submit(task);
-        if (!workersStarted) {
-            prestartWorkers();
-        }
-        if (runState == TERMINATED) {
-            cancelIfStranded(task);
-        }
-    }
-
-    /** Sends a periodic task that just ran back to the master for its next run (called by the worker that ran it). */
-    void reschedulePeriodic(ScheduledTask<?> task) {
-        // The first run may have gone straight to the workers (zero initial delay), before any master existed.
-        if (!canRunInCurrentState(task) || (!masterStarted && !startMaster())) {
-            task.cancel(false);
-            return;
-        }
-        master.submit(task);
-        if (runState == TERMINATED) {
-            cancelIfStranded(task);
-        }
-    }
-
-    /** The master terminated while this task was on its way to it: nobody else will ever run or return it. */
-    private void cancelIfStranded(ScheduledTask<?> task) {
-        if (task.next != RETURNED_BY_SHUTDOWN_NOW) {
-            task.cancel(false);
-        }
-    }
-
-    private boolean reservePending() {
-        if (pendingCount == null) {
-            return true;
-        }
-        if (pendingCount.incrementAndGet() > maxPendingTasks) {
-            pendingCount.decrementAndGet();
-            return false;
-        }
-        return true;
-    }
-
     /**
-     * Called when a pending task stops being pending: it starts a run, is cancelled, or fails without running. The
-     * count follows the task's state machine, so a cancel frees its place at once. A rejected task was never
-     * counted: if its handler runs or cancels it anyway, it is not uncounted either.
-     */
-    void releasePending(ScheduledTask<?> task) {
-        if (pendingCount != null && task.next != REJECTED) {
-            pendingCount.decrementAndGet();
-        }
-    }
-
-    /** A periodic task that just ran is pending again until its next run; its limit was checked when accepted. */
-    void reservePendingForNextRun() {
-        if (pendingCount != null) {
-            pendingCount.incrementAndGet();
-        }
-    }
-
-    /** Called when a pending task was cancelled: the master unlinks it from the wheel so it is garbage at once. */
-    void onCancelledPending(ScheduledTask<?> task) {
-        // Only a task linked into the wheel needs the master's help: one still in the inbox is dropped when drained,
-        // one queued for the workers when taken (see MasterLoop.link for why reading the link is race-free).
-        if (task.isInWheelVolatile() && !isTerminated()) {
-            master.postCancelled(task);
-        }
-    }
-
-    /**
-     * Accepts again, with its own deadline, a task this executor rejected and a handler hands back to
-     * {@code execute} ({@code DiscardOldestPolicy} does, after making room). @return false if it is no such task
-     */
-    boolean resubmitRejected(Runnable command) {
-        if (!(command instanceof ScheduledTask)) {
-            return false;
-        }
-        ScheduledTask<?> task = (ScheduledTask<?>) command;
-        if (task.owner != this || task.next != REJECTED || !task.isPending()) {
-            return false;
-        }
-        task.next = null;
-        if (task.deadline <= now()) {
-            executeNow(task);
-        } else {
-            executeLater(task);
-        }
-        return true;
-    }
-
-    /**
-     * A rejected task that a handler runs itself ({@code CallerRunsPolicy}) still never runs before its delay: the
-     * calling thread waits for the deadline, which is the back-pressure that policy is chosen for.
+     * Returns the task to be run and to be returned to the caller: the task itself, as in the JDK. A subclass may
+     * return a wrapper that delegates to {@code task} (its {@code run}, {@code cancel}, {@code get}...): the executor
+     * then runs the wrapper (periodic runs too), returns it from {@code schedule}, and shows it in {@link #getQueue()}
+     * and {@link #shutdownNow()}. If the wrapper's {@code run} does not call {@code task.run()}, the task is cancelled
+     * when the wrapper's {@code run} returns, so that it still ends.
      *
-     * @return false if the wait was interrupted (the task is then cancelled and the interrupt status kept)
+     * @param runnable the submitted action
+     * @param task the task created to run it
+     * @return the task to run and return, never null
      */
-    boolean awaitDeadlineIfRejected(ScheduledTask<?> task) {
-        if (task.next != REJECTED) {
-            return true;
-        }
-        for (long wait; (wait = task.deadline - now()) > 0 && task.isPending(); ) {
-            LockSupport.parkNanos(task, wait);
-            if (Thread.interrupted()) {
-                task.cancel(false);
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void reject(ScheduledTask<?> task) {
-        task.next = REJECTED;
-        rejectedTasks.increment();
-        if (lateRunEventThresholdNanos >= 0) {
-            FlightRecorderEvents.rejection(name, task, isShutdown());
-        }
-        handler.rejectedExecution(task, view());
-    }
-
-    // -- observations -----------------------------------------------------------------------------------------------
-
-    /** Counts a successful cancel (any thread, once per task). */
-    void onCancelled() {
-        cancelledTasks.increment();
-    }
-
-    /** Tells the failure handler, if any, that a run ended with an exception (on the thread that ran it). */
-    void onTaskFailed(ScheduledTask<?> task, Throwable failure) {
-        if (failureHandler != null) {
-            try {
-                failureHandler.taskFailed(task, failure);
-            } catch (Throwable t) {
-                reportInternalFailure("the task failure handler threw", t);
-            }
-        }
-    }
-
-    /** Records how late a run starts, just before it starts (on the worker's thread). */
-    void recordLateness(LatenessHistogram histogram, ScheduledTask<?> task) {
-        long lateness = now() - task.deadline;
-        histogram.record(lateness);
-        if (lateRunEventThresholdNanos >= 0 && lateness > lateRunEventThresholdNanos) {
-            FlightRecorderEvents.lateRun(name, task, lateness);
-        }
-    }
-
-    /** @return true if fixed-rate tasks skip missed runs ({@link FixedRatePolicy#SKIP_MISSED}) */
-    boolean skipsMissedRuns() {
-        return skipMissedRuns;
+    @Override
+    protected <V> RunnableScheduledFuture<V> decorateTask(Runnable runnable, RunnableScheduledFuture<V> task) {
+        return task;
     }
 
     /**
-     * Takes a snapshot of this executor's activity: pending, running, completed, failed, cancelled and rejected
-     * tasks, and a histogram of how late runs started. Lock-free for the producers and the master; it costs nothing
-     * on the scheduling path (the counts are kept where the work happens anyway).
+     * Returns the task to be run and to be returned to the caller: the task itself, as in the JDK. See
+     * {@link #decorateTask(Runnable, RunnableScheduledFuture)}.
      *
-     * @return the statistics as of now
+     * @param callable the submitted task
+     * @param task the task created to run it
+     * @return the task to run and return, never null
      */
-    public ExecutorStatistics statistics() {
-        long[] lateness = new long[LatenessHistogram.BUCKETS];
-        dispatcher.addLatenessTo(lateness);
-        long pending = (long) master.wheelSizeApprox() + dispatcher.queuedCount();
-        return new ExecutorStatistics(pending, dispatcher.activeCount(), dispatcher.completedCount(),
-                dispatcher.failedCount(), cancelledTasks.sum(), rejectedTasks.sum(), lateness);
+    @Override
+    protected <V> RunnableScheduledFuture<V> decorateTask(Callable<V> callable, RunnableScheduledFuture<V> task) {
+        return task;
     }
 
-    private ExecutorView view() {
-        ExecutorView v = view;
-        if (v == null) {
-            synchronized (this) {
-                v = view;
-                if (v == null) {
-                    view = v = new ExecutorView(this);
-                }
-            }
-        }
-        return v;
+    /** @return the deadline of a task scheduled now with a delay of {@code nanos} ("now" for zero and less) */
+    private long deadlineAfter(long nanos) {
+        long now = core.now();
+        return nanos <= 0 ? now : Deadlines.after(now, nanos);
     }
 
-    // -- threads ----------------------------------------------------------------------------------------------------
-
-    /** Starts the master thread once. @return false if no thread could be created */
-    private synchronized boolean startMaster() {
-        if (masterStarted) {
-            return true;
+    /** Accepts a task built by this class, or hands what the user holds of it to the rejection handler. */
+    private <F extends RunnableScheduledFuture<?>> F accept(ScheduledTask<?> task, F userTask, boolean dueNow) {
+        if (userTask == null) {
+            throw new NullPointerException("decorateTask returned null");
         }
-        // The user's factory first, if any; whatever goes wrong with its thread (null, a throw from newThread or
-        // from start), the default factory next: the master must run.
-        if (masterThreadFactory != null && tryStartMaster(masterThreadFactory, "the master thread factory failed")) {
-            return true;
+        core.decorated(task, userTask);
+        ExecutorCore.Refusal refusal = core.accept(task, dueNow);
+        if (refusal != null) {
+            reject(task, userTask, refusal);
         }
-        return tryStartMaster(new NamedThreadFactory(name + "-master", true, false), "cannot start the master thread");
+        return userTask;
     }
 
-    private boolean tryStartMaster(ThreadFactory factory, String failure) {
-        try {
-            Thread thread = factory.newThread(master);
-            if (thread == null) {
-                reportInternalFailure(failure, new NullPointerException("the factory returned null"));
-                return false;
-            }
-            master.setThread(thread);
-            thread.start();
-            masterStarted = true;
-            return true;
-        } catch (Throwable t) {
-            reportInternalFailure(failure, t);
-            return false;
+    private void reject(ScheduledTask<?> task, Runnable userTask, ExecutorCore.Refusal refusal) {
+        task.markRejected();
+        core.rejected(task);
+        RejectedExecutionHandler handler = getRejectedExecutionHandler();
+        if (refusal != ExecutorCore.Refusal.SHUT_DOWN && handler.getClass() == ThreadPoolExecutor.AbortPolicy.class) {
+            // The JDK's default policy, with the cause an operator needs to tell overload from shutdown.
+            throw new RejectedExecutionException("Task " + userTask + " rejected from " + this + ": "
+                    + (refusal == ExecutorCore.Refusal.PENDING_LIMIT
+                    ? "the pending-task limit of " + core.maxPendingTasks() + " is reached"
+                    : "no master thread could be started"));
         }
+        handler.rejectedExecution(userTask, this);
+    }
+
+    // -- hooks ------------------------------------------------------------------------------------------------------
+
+    /**
+     * Called on the thread that is about to run {@code task}, as the JDK calls it; empty here. If it throws, the task
+     * does not run and fails with that exception (its future's {@code get()} throws {@code ExecutionException}), and
+     * the thread dies of it and is replaced, as in the JDK.
+     *
+     * @param thread the thread that will run the task
+     * @param task the task, as the user holds it (decorated, if {@link #decorateTask} decorated it)
+     */
+    @Override
+    protected void beforeExecute(Thread thread, Runnable task) {
     }
 
     /**
-     * Starts a worker per delayed task until the core size is reached, as the JDK does. Once it is, the flag spares
-     * every later schedule a read of the pool's counters, whose cache line the workers write. (A worker that dies
-     * later is replaced by the pool itself, or by the master's retry.)
+     * Called on the thread that ran {@code task}, after it ran, as the JDK calls it; empty here. The task's future has
+     * completed by then, except a periodic task's, which waits for its next run. If it throws, the thread dies of it
+     * and is replaced, as in the JDK; the task has ended already.
+     *
+     * @param task the task, as the user holds it
+     * @param thrown what escaped the task's {@code run}: null for the executor's own futures, which keep a failure in
+     *     the future, as the JDK's do
      */
-    private void prestartWorkers() {
-        dispatcher.prestart();
-        if (dispatcher.isFullyStarted()) {
-            workersStarted = true;
+    @Override
+    protected void afterExecute(Runnable task, Throwable thrown) {
+    }
+
+    /**
+     * Called once, when the executor has terminated and its threads have left, before {@link #isTerminated()} becomes
+     * true and {@link #awaitTermination} returns; empty here. An exception it throws is reported to the thread's
+     * uncaught-exception handler; the executor terminates anyway.
+     */
+    @Override
+    protected void terminated() {
+    }
+
+    /** The core's way to the protected hooks, which a subclass may override. */
+    private final class Hooks implements ExecutorHooks {
+        @Override
+        public void beforeExecute(Thread thread, Runnable task) {
+            TimingWheelExecutor.this.beforeExecute(thread, task);
         }
-    }
 
-    Thread newWorkerThread(Runnable worker) {
-        return threadFactory.newThread(worker);
-    }
-
-    /** Wakes the master so that it reconsiders termination. */
-    void wakeMaster() {
-        if (masterStarted) {
-            master.wake();
-        } else if (isShutdown()) {
-            terminateWithoutMaster();
+        @Override
+        public void afterExecute(Runnable task, Throwable thrown) {
+            TimingWheelExecutor.this.afterExecute(task, thrown);
         }
-    }
 
-    /** Reports a failure inside the executor's machinery (never a task's own) to the thread's handler. */
-    void reportInternalFailure(String what, Throwable failure) {
-        try {
-            Thread me = Thread.currentThread();
-            Thread.UncaughtExceptionHandler h = me.getUncaughtExceptionHandler();
-            h.uncaughtException(me, new IllegalStateException(name + ": " + what, failure));
-        } catch (Throwable ignore) {
-            // reporting must not make things worse
+        @Override
+        public void terminated() {
+            TimingWheelExecutor.this.terminated();
         }
     }
 
     // -- shutdown ---------------------------------------------------------------------------------------------------
 
     /**
-     * Initiates an orderly shutdown: no new task is accepted; delayed one-shot tasks still run and periodic tasks are
-     * cancelled, unless the two shutdown policies say otherwise. Idempotent.
+     * Initiates an orderly shutdown, as the JDK's: no new task is accepted; delayed one-shot tasks still run and
+     * periodic tasks are cancelled, unless the two shutdown policies say otherwise. The policies are applied at once
+     * to every task that has not started, wherever it waits. An executor with nothing left to run and no thread
+     * terminates before this method returns. Idempotent.
      */
     @Override
     public void shutdown() {
-        if (isTerminated()) {
-            return;
-        }
-        advanceRunState(SHUTDOWN);
-        onShutdown();
-    }
-
-    private void onShutdown() {
-        dispatcher.prestart(); // tasks still to run need a worker, even if thread creation failed before
-        if (!masterStarted && !startMaster()) {
-            terminateWithoutMaster();
-            return;
-        }
-        master.runCommand(new MasterLoop.Command() {
-            @Override
-            void execute(MasterLoop m) {
-                m.applyShutdownPolicy();
-            }
-        });
-        master.wake();
+        core.shutdown();
     }
 
     /**
-     * Stops: no new task is accepted, running tasks are interrupted, and the tasks that never started are returned,
-     * the very futures that {@code schedule} returned, left uncancelled as the JDK leaves them. A periodic task that
-     * is running when this is called is not returned; it ends after its current run.
+     * Stops, as the JDK's: no new task is accepted, running tasks are interrupted, and the tasks that never started
+     * are returned, the very futures that {@code schedule} returned (decorated, if {@link #decorateTask} decorated
+     * them), left uncancelled as the JDK leaves them. Exactly the accepted tasks that never started are returned. A
+     * periodic task that is running is not returned; it ends after its current run.
      *
      * @return the accepted tasks that never started
      */
     @Override
     public List<Runnable> shutdownNow() {
-        if (isTerminated()) {
-            return new ArrayList<>();
-        }
-        advanceRunState(STOP);
-        List<ScheduledTask<?>> unstarted = new ArrayList<>();
-        if (!masterStarted && !startMaster()) {
-            dispatcher.drainUnstartedTo(unstarted);
-            terminateWithoutMaster();
-        } else {
-            master.runCommand(new MasterLoop.Command() {
-                @Override
-                void execute(MasterLoop m) {
-                    m.drainPending(unstarted);
-                    dispatcher.drainUnstartedTo(unstarted);
-                    for (ScheduledTask<?> task : unstarted) {
-                        task.next = RETURNED_BY_SHUTDOWN_NOW;
-                    }
-                }
-            });
-        }
-        dispatcher.interruptWorkers();
-        wakeMaster();
-        List<Runnable> result = new ArrayList<>(unstarted.size());
-        for (ScheduledTask<?> task : unstarted) {
-            if (task.isPending()) {
-                result.add(task);
-            }
-        }
-        return result;
+        return core.shutdownNow();
+    }
+
+    /** @return true once {@link #shutdown()} or {@link #shutdownNow()} has been called */
+    @Override
+    public boolean isShutdown() {
+        return core.isShutdown();
+    }
+
+    /** @return true if the executor is shutting down but has not terminated yet */
+    @Override
+    public boolean isTerminating() {
+        return core.isTerminating();
+    }
+
+    /** @return true once every accepted task has ended and the executor's threads have left */
+    @Override
+    public boolean isTerminated() {
+        return core.isTerminated();
     }
 
     /**
-     * No master thread was started, so only tasks due at once were accepted: terminate here once they are done (the
-     * workers call {@link #wakeMaster()}, which comes back here, possibly on a worker thread: so no waiting for the
-     * threads to leave).
+     * Blocks until the executor has terminated, the timeout elapses, or the current thread is interrupted.
+     *
+     * @return true if it terminated, false if the timeout elapsed first
+     * @throws InterruptedException if interrupted while waiting
      */
-    private void terminateWithoutMaster() {
-        synchronized (this) {
-            if (!masterStarted && isShutdown() && !isTerminated() && dispatcher.tryTerminate(false)) {
-                enterTerminatedState();
-                signalTerminated();
-            }
-        }
-    }
-
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return terminated.await(timeout, unit);
+        return core.awaitTermination(timeout, unit);
     }
 
     /**
      * Shuts down and waits until all tasks have completed, as {@code ExecutorService.close()} does on Java 19 and
-     * later: if interrupted while waiting, calls {@link #shutdownNow()} once, keeps waiting, and restores the
-     * interrupt status before returning.
+     * later (and here on Java 17 too): if interrupted while waiting, calls {@link #shutdownNow()} once, keeps waiting,
+     * and restores the interrupt status before returning.
      */
     @Override
     public void close() {
@@ -803,139 +548,246 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      *
      * @param value true to let periodic tasks run on after shutdown
      */
+    @Override
     public void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
-        continueExistingPeriodicTasksAfterShutdown = value;
-        if (!value && isShutdown()) {
-            onShutdown();
-        }
+        core.setContinueExistingPeriodicTasksAfterShutdownPolicy(value);
     }
 
     /** @return whether periodic tasks continue after {@link #shutdown()}; default false */
+    @Override
     public boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
-        return continueExistingPeriodicTasksAfterShutdown;
+        return core.getContinueExistingPeriodicTasksAfterShutdownPolicy();
     }
 
     /**
      * Sets whether delayed one-shot tasks still run after {@link #shutdown()}; default true. Setting it to false
-     * after shutdown cancels them at once.
+     * after shutdown cancels them at once (but those already due, as in the JDK).
      *
      * @param value false to cancel delayed one-shot tasks at shutdown
      */
+    @Override
     public void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
-        executeExistingDelayedTasksAfterShutdown = value;
-        if (!value && isShutdown()) {
-            onShutdown();
-        }
+        core.setExecuteExistingDelayedTasksAfterShutdownPolicy(value);
     }
 
     /** @return whether delayed one-shot tasks still run after {@link #shutdown()}; default true */
+    @Override
     public boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
-        return executeExistingDelayedTasksAfterShutdown;
+        return core.getExecuteExistingDelayedTasksAfterShutdownPolicy();
     }
 
     /**
-     * Kept for source compatibility with {@link ScheduledThreadPoolExecutor}: this executor always releases cancelled
-     * tasks at once, whatever the value. The value is only remembered.
+     * Kept for source compatibility: unlike the JDK's, this executor always releases cancelled tasks at once,
+     * whatever the value, which is only remembered.
      *
      * @param value remembered for {@link #getRemoveOnCancelPolicy()}
      */
+    @Override
     public void setRemoveOnCancelPolicy(boolean value) {
-        removeOnCancel = value;
+        super.setRemoveOnCancelPolicy(value);
     }
 
     /** @return the value last given to {@link #setRemoveOnCancelPolicy}; cancelled tasks are released either way */
+    @Override
     public boolean getRemoveOnCancelPolicy() {
-        return removeOnCancel;
+        return super.getRemoveOnCancelPolicy();
     }
 
-    // -- management -------------------------------------------------------------------------------------------------
+    // -- pool management --------------------------------------------------------------------------------------------
 
-    /** @return the number of worker threads given at construction (0 is kept as given) */
+    /** @return the core pool size: the number of worker threads kept (0 is kept as given; one worker still runs) */
+    @Override
     public int getCorePoolSize() {
-        return corePoolSize;
+        return core.dispatcher.corePoolSize;
     }
 
-    /** @return the number of worker threads alive now (0 when tasks run on an external executor) */
+    /**
+     * Sets the core pool size, as the JDK's: a larger size starts workers for the tasks already waiting, a smaller one
+     * lets the excess workers leave once idle for the keep-alive time. With a {@link Builder#workerExecutor} it is
+     * only remembered.
+     *
+     * @param corePoolSize the new core size
+     * @throws IllegalArgumentException if negative or greater than {@link #getMaximumPoolSize()}
+     */
+    @Override
+    public void setCorePoolSize(int corePoolSize) {
+        if (corePoolSize < 0) {
+            throw new IllegalArgumentException("corePoolSize must be non-negative: " + corePoolSize);
+        }
+        if (corePoolSize > getMaximumPoolSize()) {
+            throw new IllegalArgumentException("corePoolSize must not exceed maximumPoolSize: " + corePoolSize);
+        }
+        core.setCorePoolSize(corePoolSize);
+    }
+
+    /**
+     * Starts a core thread if fewer than the core size run, as the JDK's.
+     *
+     * @return true if a thread was started
+     */
+    @Override
+    public boolean prestartCoreThread() {
+        return core.dispatcher.prestartCoreThread();
+    }
+
+    /**
+     * Starts every missing core thread, as the JDK's.
+     *
+     * @return the number of threads started
+     */
+    @Override
+    public int prestartAllCoreThreads() {
+        int started = 0;
+        while (prestartCoreThread()) {
+            started++;
+        }
+        return started;
+    }
+
+    /** @return the maximum pool size, as set: it has no effect, as in {@link ScheduledThreadPoolExecutor} */
+    @Override
+    public int getMaximumPoolSize() {
+        return core.dispatcher.maximumPoolSize;
+    }
+
+    /**
+     * Sets the maximum pool size, which has no effect, as in {@link ScheduledThreadPoolExecutor}.
+     *
+     * @param maximumPoolSize the new maximum
+     * @throws IllegalArgumentException if not positive or less than the core pool size
+     */
+    @Override
+    public void setMaximumPoolSize(int maximumPoolSize) {
+        if (maximumPoolSize <= 0 || maximumPoolSize < getCorePoolSize()) {
+            throw new IllegalArgumentException("maximumPoolSize must be positive and not less than corePoolSize: "
+                    + maximumPoolSize);
+        }
+        core.dispatcher.maximumPoolSize = maximumPoolSize;
+    }
+
+    /**
+     * @param unit the unit of the result
+     * @return how long a worker beyond the core size (or any worker, with core thread time-out) may stay idle before it
+     *     leaves; 10 ms by default, as in {@link ScheduledThreadPoolExecutor}
+     */
+    @Override
+    public long getKeepAliveTime(TimeUnit unit) {
+        return unit.convert(core.dispatcher.keepAliveNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Sets how long a worker beyond the core size (or any, with core thread time-out) may stay idle, as the JDK's.
+     *
+     * @param time the time; 0 lets such workers leave as soon as they are idle
+     * @param unit its unit
+     * @throws IllegalArgumentException if {@code time < 0}, or {@code time == 0} while core threads may time out
+     * @throws NullPointerException if {@code unit} is null
+     */
+    @Override
+    public void setKeepAliveTime(long time, TimeUnit unit) {
+        if (time < 0) {
+            throw new IllegalArgumentException("time must be non-negative: " + time);
+        }
+        if (time == 0 && allowsCoreThreadTimeOut()) {
+            throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
+        }
+        core.dispatcher.keepAliveNanos = unit.toNanos(time);
+        core.dispatcher.poolSettingsChanged(getCorePoolSize());
+    }
+
+    /** @return whether core threads leave after the keep-alive time without work; default false */
+    @Override
+    public boolean allowsCoreThreadTimeOut() {
+        return core.dispatcher.allowCoreThreadTimeOut;
+    }
+
+    /**
+     * Sets whether core threads leave after the keep-alive time without work, as the JDK's.
+     *
+     * @param value true to let core threads time out
+     * @throws IllegalArgumentException if {@code value} is true and the keep-alive time is not positive
+     */
+    @Override
+    public void allowCoreThreadTimeOut(boolean value) {
+        if (value && core.dispatcher.keepAliveNanos <= 0) {
+            throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
+        }
+        core.dispatcher.allowCoreThreadTimeOut = value;
+        core.dispatcher.poolSettingsChanged(getCorePoolSize());
+    }
+
+    /**
+     * @return the number of worker threads alive now (with a {@link Builder#workerExecutor}: the threads of that
+     *     executor running a task of ours)
+     */
+    @Override
     public int getPoolSize() {
-        return dispatcher.poolSize();
+        return core.dispatcher.poolSize();
+    }
+
+    /** @return the largest number of worker threads that have been alive at once */
+    @Override
+    public int getLargestPoolSize() {
+        return core.dispatcher.largestPoolSize();
     }
 
     /** @return the approximate number of threads running a task now */
+    @Override
     public int getActiveCount() {
-        return dispatcher.activeCount();
+        return core.dispatcher.activeCount();
     }
 
     /**
      * @return the approximate number of runs ever scheduled: completed runs, running tasks and pending tasks, as
      *     {@link ThreadPoolExecutor#getTaskCount()} counts them
      */
+    @Override
     public long getTaskCount() {
-        return dispatcher.completedCount() + dispatcher.activeCount() + pendingTasks().size();
+        Dispatcher d = core.dispatcher;
+        return d.completedCount() + d.activeCount() + core.pendingTaskCount();
     }
 
     /** @return the approximate number of runs that have completed (each run of a periodic task counts) */
+    @Override
     public long getCompletedTaskCount() {
-        return dispatcher.completedCount();
+        return core.dispatcher.completedCount();
     }
 
     /**
-     * A read-only view of the tasks that are accepted and have not started: each query sees them as they are then.
-     * Its elements are the futures that {@code schedule} returned; cancelled tasks are never in it. Adding throws
-     * {@link UnsupportedOperationException}; {@code poll()} cancels and returns the task that is due first.
+     * Returns a read-only view of the tasks that are accepted and have not started: each query sees them as they are
+     * then, and the same view is returned on every call. Its elements are what {@code schedule} returned; cancelled
+     * tasks are never in it. Adding throws {@link UnsupportedOperationException}; removing an element ({@code remove},
+     * {@code poll}, which takes the task due first) cancels it. The JDK's queue is its live heap, which accepts
+     * additions that bypass the executor.
      *
      * @return the pending tasks
      */
+    @Override
     public BlockingQueue<Runnable> getQueue() {
-        return new PendingTasksView(this);
+        return queue;
     }
 
     /**
      * Removes a task that has not started, cancelling it (the JDK leaves a removed task's future incomplete forever).
      *
-     * @param task a future returned by this executor
+     * @param task a task as {@code schedule} returned it
      * @return true if the task was pending here and is now cancelled
      */
+    @Override
     public boolean remove(Runnable task) {
-        return task instanceof ScheduledTask
-                && ((ScheduledTask<?>) task).owner == this
-                && ((ScheduledTask<?>) task).cancelIfPending();
+        return core.removePending(task);
     }
 
     /** Releases cancelled tasks now. They are released promptly anyway; this only waits until it has happened. */
+    @Override
     public void purge() {
-        if (masterStarted) {
-            master.runCommand(new MasterLoop.Command() {
-                @Override
-                void execute(MasterLoop m) {
-                    m.purge();
-                }
-            });
-        }
-    }
-
-    /** @return the tasks accepted and not started, as the master and the workers hold them now */
-    List<ScheduledTask<?>> pendingTasks() {
-        List<ScheduledTask<?>> tasks = new ArrayList<>();
-        if (masterStarted) {
-            boolean ran = master.runCommand(new MasterLoop.Command() {
-                @Override
-                void execute(MasterLoop m) {
-                    m.snapshotPending(tasks);
-                    dispatcher.snapshotTo(tasks);
-                }
-            });
-            if (ran) {
-                return tasks;
-            }
-            tasks.clear();
-        }
-        dispatcher.snapshotTo(tasks);
-        return tasks;
+        core.purge();
     }
 
     /** @return the factory that makes worker threads */
+    @Override
     public ThreadFactory getThreadFactory() {
-        return threadFactory;
+        return core.threadFactory();
     }
 
     /**
@@ -944,37 +796,52 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
      * @param threadFactory the new factory
      * @throws NullPointerException if it is null
      */
+    @Override
     public void setThreadFactory(ThreadFactory threadFactory) {
-        this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+        core.setThreadFactory(Objects.requireNonNull(threadFactory, "threadFactory"));
     }
 
     /** @return the handler called for rejected tasks */
+    @Override
     public RejectedExecutionHandler getRejectedExecutionHandler() {
-        return handler;
+        return super.getRejectedExecutionHandler();
     }
 
     /**
-     * Sets the handler called for rejected tasks. It receives the rejected task and a
-     * {@link ScheduledThreadPoolExecutor} view of this executor, so the JDK's four policies work unchanged.
+     * Sets the handler called for rejected tasks. It receives the rejected task (as {@code schedule} would have
+     * returned it) and this executor, so the JDK's four policies work unchanged. With the default
+     * {@link ThreadPoolExecutor.AbortPolicy}, a task rejected because the pending-task limit is reached gets a message
+     * that says so.
      *
      * @param handler the new handler
      * @throws NullPointerException if it is null
      */
+    @Override
     public void setRejectedExecutionHandler(RejectedExecutionHandler handler) {
-        this.handler = Objects.requireNonNull(handler, "handler");
+        super.setRejectedExecutionHandler(handler);
+    }
+
+    /**
+     * Takes a snapshot of this executor's activity: pending, running, completed, failed, cancelled and rejected
+     * tasks, and a histogram of how late runs started. Nothing is counted on the scheduling path for it: the counts
+     * are kept where the work happens anyway.
+     *
+     * @return the statistics as of now
+     */
+    public ExecutorStatistics statistics() {
+        return core.statistics();
     }
 
     /** @return the state and counts, in the form of {@link ThreadPoolExecutor#toString()} */
     @Override
     public String toString() {
-        int rs = runState;
-        String state = rs == RUNNING ? "Running" : rs == TERMINATED ? "Terminated" : "Shutting down";
-        long queued = (long) master.wheelSizeApprox() + dispatcher.queuedCount();
-        return super.toString() + "[" + state
-                + ", pool size = " + getPoolSize()
-                + ", active threads = " + getActiveCount()
-                + ", queued tasks = " + queued
-                + ", completed tasks = " + getCompletedTaskCount() + "]";
+        String state = core.isTerminated() ? "Terminated" : core.isShutdown() ? "Shutting down" : "Running";
+        Dispatcher d = core.dispatcher;
+        return getClass().getName() + "@" + Integer.toHexString(hashCode()) + "[" + state
+                + ", pool size = " + d.poolSize()
+                + ", active threads = " + d.activeCount()
+                + ", queued tasks = " + core.pendingTaskCount()
+                + ", completed tasks = " + d.completedCount() + "]";
     }
 
     // -- builder ----------------------------------------------------------------------------------------------------
@@ -997,13 +864,12 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         private int workerThreads = 1;
         private ThreadFactory threadFactory;
         private ThreadFactory masterThreadFactory;
-        private RejectedExecutionHandler handler = DEFAULT_HANDLER;
+        private RejectedExecutionHandler handler = new ThreadPoolExecutor.AbortPolicy();
         private long maxPendingTasks;
         private Executor workerExecutor;
         private TaskFailureHandler failureHandler;
         private FixedRatePolicy fixedRatePolicy = FixedRatePolicy.CATCH_UP;
         private long lateRunEventThresholdNanos = -1;
-        private NanoClock clock = NanoClock.SYSTEM;
 
         private Builder() {
         }
@@ -1044,9 +910,9 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         }
 
         /**
-         * Sets the number of worker threads (default 1); 0 is accepted as the JDK accepts it: one worker still runs.
+         * Sets the core pool size (default 1); 0 is accepted as the JDK accepts it: one worker still runs.
          *
-         * @param count the number of worker threads
+         * @param count the number of worker threads to keep
          * @return this builder
          * @throws IllegalArgumentException if negative
          */
@@ -1111,8 +977,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Runs tasks on the given executor instead of the executor's own worker threads, for example
          * {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21 and later. The master stays one platform
-         * thread. Tasks already handed to it cannot be returned by {@code shutdownNow()}; if they start after it, they
-         * cancel themselves. Shutting down the given executor is the caller's business.
+         * thread. A task handed over starts when a thread of that executor claims it; {@code shutdownNow()} returns
+         * those not yet claimed. Shutting down the given executor is the caller's business.
          *
          * @param executor where tasks run
          * @return this builder
@@ -1148,7 +1014,8 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
         /**
          * Turns on JDK Flight Recorder events (off by default): {@code io.timingwheel.LateRun} for each run that
          * starts later than {@code lateRunThreshold} after its deadline, and {@code io.timingwheel.Rejection} for
-         * each rejected task. They are recorded only while a recording has them enabled.
+         * each rejected task. They are recorded only while a recording has them enabled. The runtime must have the
+         * {@code jdk.jfr} module ({@link #build()} checks).
          *
          * @param lateRunThreshold how late a run must start to be recorded
          * @param unit the unit of {@code lateRunThreshold}
@@ -1164,15 +1031,30 @@ public final class TimingWheelExecutor extends AbstractExecutorService implement
             return this;
         }
 
-        /** Replaces the clock (tests only). */
-        Builder clock(NanoClock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+        /**
+         * Creates an executor with these settings.
+         *
+         * @return a new executor
+         * @throws IllegalStateException if Flight Recorder events are on but this runtime lacks the {@code jdk.jfr}
+         *     module (a {@code jlink} image without it, or {@code --limit-modules})
+         */
+        public TimingWheelExecutor build() {
+            return new TimingWheelExecutor(this);
+        }
+
+        /** @return this builder, once it is known to work on this runtime */
+        private Builder checked() {
+            if (lateRunEventThresholdNanos >= 0 && !flightRecorderAvailable()) {
+                throw new IllegalStateException("flightRecorderEvents needs the jdk.jfr module, which this runtime "
+                        + "does not have (or does not let io.timingwheel read): add it, e.g. with "
+                        + "--add-modules jdk.jfr, or leave the events off");
+            }
             return this;
         }
 
-        /** @return a new executor with these settings */
-        public TimingWheelExecutor build() {
-            return new TimingWheelExecutor(this);
+        private static boolean flightRecorderAvailable() {
+            Optional<Module> jfr = ModuleLayer.boot().findModule("jdk.jfr");
+            return jfr.isPresent() && Builder.class.getModule().canRead(jfr.get());
         }
     }
 }

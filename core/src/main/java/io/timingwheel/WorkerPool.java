@@ -1,197 +1,145 @@
 package io.timingwheel;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The executor's own worker threads and the FIFO of due tasks they take from.
  *
  * <p>One lock guards the FIFO, the worker set and the counts. The master hands over a whole batch of due tasks under
- * one acquisition, so the lock is taken about once per task by the workers and rarely by the master. Workers are
- * started as the JDK starts them: one per accepted task until the core size is reached (at least one, even for a
- * core size of 0). They never time out. A worker that dies is replaced by a new one from the thread factory; if the
- * factory fails, the next dispatch tries again, and tasks wait, never lost.
+ * one acquisition, so the lock is taken about once per task by the workers and rarely by the master.
+ *
+ * <p>Threads come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatched task
+ * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
+ * {@code allowCoreThreadTimeOut}, leaves after the keep-alive time without work, except the last one while tasks are
+ * pending, as the JDK's does. A worker that dies (a hook threw) is replaced; if the thread factory fails, the next
+ * dispatch tries again and tasks wait, never lost.
+ *
+ * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
+ * task is either started or returned, never both and never neither.
  */
-final class WorkerPool implements Dispatcher {
-    private final TimingWheelExecutor owner;
-    private final int maxWorkers;
+final class WorkerPool extends Dispatcher {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
-    private final Condition allExited = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
-
-    /** The FIFO of due tasks, linked through {@code next}. */
-    private ScheduledTask<?> head;
-    private ScheduledTask<?> tail;
-    private int queued;
+    private final ArrayDeque<ScheduledTask<?>> due = new ArrayDeque<>();
 
     private int idle;
     private int active;
+    private int largest;
     private long completed;
     private long failed;
     private boolean terminated;
 
-    /** The lateness of runs by workers that have exited. */
+    /** Run once the pool has terminated and the last worker has left. */
+    private Runnable whenThreadsGone;
+
+    /** The lateness of runs by workers that have left. */
     private final long[] retiredLateness = new long[LatenessHistogram.BUCKETS];
 
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
 
-    WorkerPool(TimingWheelExecutor owner, int corePoolSize) {
-        this.owner = owner;
-        this.maxWorkers = Math.max(1, corePoolSize);
+    WorkerPool(ExecutorCore core, int corePoolSize) {
+        super(core, corePoolSize);
     }
+
+    // -- hand-offs --------------------------------------------------------------------------------------------------
 
     @Override
-    public void dispatch(ScheduledTask<?> task) {
-        task.next = null;
-        enqueue(task, task, 1);
-    }
-
-    @Override
-    public void dispatchAll(ScheduledTask<?> first, ScheduledTask<?> last, int count) {
-        last.next = null;
-        enqueue(first, last, count);
-    }
-
-    private void enqueue(ScheduledTask<?> first, ScheduledTask<?> last, int count) {
+    void dispatch(ScheduledTask<?> task) {
         boolean rejected;
-        boolean needWorker;
         lock.lock();
         try {
             rejected = terminated;
             if (!rejected) {
-                if (tail == null) {
-                    head = first;
-                } else {
-                    tail.next = first;
-                }
-                tail = last;
-                queued += count;
-                if (idle > 0) {
-                    if (count == 1) {
-                        workAvailable.signal();
-                    } else {
-                        workAvailable.signalAll();
-                    }
-                }
+                due.addLast(task);
+                wakeIdle(1);
             }
-            needWorker = workerCount < maxWorkers;
         } finally {
             lock.unlock();
         }
         if (rejected) {
-            cancelAll(first);
-        } else if (needWorker) {
-            addWorker();
-        }
-    }
-
-    private void cancelAll(ScheduledTask<?> first) {
-        for (ScheduledTask<?> task = first; task != null; ) {
-            ScheduledTask<?> following = (ScheduledTask<?>) task.next;
-            task.next = null;
             task.cancel(false);
-            task = following;
+        } else {
+            prestart();
         }
     }
 
     @Override
-    public void prestart() {
-        if (workerCount < maxWorkers) {
-            addWorker();
+    void dispatchAll(ScheduledTask<?>[] batch, int count) {
+        boolean rejected;
+        lock.lock();
+        try {
+            rejected = terminated;
+            if (!rejected) {
+                for (int i = 0; i < count; i++) {
+                    due.addLast(batch[i]);
+                }
+                wakeIdle(count);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (rejected) {
+            for (int i = 0; i < count; i++) {
+                batch[i].cancel(false);
+            }
+        } else {
+            prestart();
         }
     }
 
-    /** Starts one worker if below the maximum. Never throws: a failing thread factory leaves tasks waiting. */
-    private void addWorker() {
-        lock.lock();
-        try {
-            if (terminated || workerCount >= maxWorkers) {
-                return;
-            }
-            workerCount++;
-        } finally {
-            lock.unlock();
-        }
-        Worker worker = new Worker();
-        Thread thread = null;
-        try {
-            thread = owner.newWorkerThread(worker);
-            if (thread != null) {
-                worker.thread = thread;
-                lock.lock();
-                try {
-                    if (!terminated) {
-                        workers.add(worker);
-                        thread.start();
-                        return;
-                    }
-                } finally {
-                    lock.unlock();
-                }
-            }
-        } catch (Throwable t) {
-            owner.reportInternalFailure("cannot start a worker thread", t);
-            if (thread != null) {
-                lock.lock();
-                try {
-                    workers.remove(worker);
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
-        lock.lock();
-        try {
-            workerCount--;
-        } finally {
-            lock.unlock();
+    /** Wakes as many idle workers as there are new tasks; the lock is held. */
+    private void wakeIdle(int tasks) {
+        for (int i = Math.min(tasks, idle); i > 0; i--) {
+            workAvailable.signal();
         }
     }
 
     /**
-     * Takes the next task, blocking while there is none. It calls out of the pool ({@link
-     * TimingWheelExecutor#wakeMaster()}) only without holding the lock, so no lock order spans the two.
-     *
-     * @return null when the pool has terminated
+     * Takes the next task for {@code worker}, claiming it for the worker's thread, and blocks while there is none.
+     * Returns null when the worker must leave, having removed it from the pool under the same lock, so that a
+     * dispatch never counts on a worker that is leaving.
      */
-    private ScheduledTask<?> take(Worker worker, boolean ranOne, boolean failedOne) {
-        boolean idleAfterShutdown;
+    private ScheduledTask<?> take(Worker worker) {
         lock.lock();
         try {
-            if (ranOne) {
-                active--;
-                completed++;
-                if (failedOne) {
-                    failed++;
-                }
-            }
-            ScheduledTask<?> task = poll(worker);
-            if (task != null || terminated) {
-                return task;
-            }
-            idleAfterShutdown = active == 0 && owner.isShutdown();
-        } finally {
-            lock.unlock();
-        }
-        if (idleAfterShutdown) {
-            owner.wakeMaster(); // maybe that was the last work: let the master decide on termination
-        }
-        lock.lock();
-        try {
+            boolean timedOut = false;
             for (;;) {
-                ScheduledTask<?> task = poll(worker);
-                if (task != null || terminated) {
+                if (terminated) {
+                    remove(worker);
+                    return null;
+                }
+                // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither
+                // started nor returned.
+                ScheduledTask<?> task = core.isStopped() ? null : due.pollFirst();
+                if (task != null) {
+                    active++;
+                    worker.claimed = core.mayRun(task) && task.claim();
                     return task;
+                }
+                boolean timed = allowCoreThreadTimeOut || workerCount > corePoolSize;
+                if (timed && timedOut && (workerCount > 1 || !core.hasPendingTasks())) {
+                    remove(worker); // idle for the keep-alive time, and not needed
+                    return null;
                 }
                 idle++;
                 try {
-                    workAvailable.awaitUninterruptibly();
+                    if (timed) {
+                        timedOut = workAvailable.awaitNanos(keepAliveNanos) <= 0;
+                    } else {
+                        workAvailable.awaitUninterruptibly();
+                    }
+                } catch (InterruptedException e) {
+                    timedOut = false; // shutdownNow interrupts everyone; an idle worker just looks again
                 } finally {
                     idle--;
                 }
@@ -201,99 +149,264 @@ final class WorkerPool implements Dispatcher {
         }
     }
 
-    /** Takes the next task without blocking, or returns null; the lock is held. */
-    private ScheduledTask<?> poll(Worker worker) {
-        // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither started
-        // nor returned.
-        if (head == null || owner.isStopped()) {
-            return null;
+    /** Books the end of a run; if that left the pool idle after shutdown, lets the core decide on termination. */
+    private void finished(boolean failedRun) {
+        boolean idleAfterShutdown;
+        lock.lock();
+        try {
+            active--;
+            completed++;
+            if (failedRun) {
+                failed++;
+            }
+            idleAfterShutdown = active == 0 && due.isEmpty() && core.isShutdown();
+        } finally {
+            lock.unlock();
         }
-        ScheduledTask<?> task = head;
-        head = (ScheduledTask<?>) task.next;
-        if (head == null) {
-            tail = null;
+        if (idleAfterShutdown) {
+            core.dispatcherIdle(); // outside the lock: no lock order spans the pool and the master
         }
-        task.next = null;
-        queued--;
-        active++;
-        // Taking and starting are one step under the lock, so shutdownNow (which drains under the lock) sees every
-        // task either started or still queued.
-        worker.claimed = owner.canRunInCurrentState(task) && task.claim();
-        return task;
     }
 
-    private void workerExited(Worker worker, boolean abruptly) {
+    // -- threads ----------------------------------------------------------------------------------------------------
+
+    @Override
+    void prestart() {
+        if (workerCount < Math.max(1, corePoolSize)) {
+            addWorker(Math.max(1, corePoolSize));
+        }
+    }
+
+    @Override
+    boolean isFullyStarted() {
+        return workerCount >= Math.max(1, corePoolSize);
+    }
+
+    @Override
+    boolean prestartCoreThread() {
+        if (core.isStopped() || (core.isShutdown() && !core.hasPendingTasks())) {
+            return false; // as ThreadPoolExecutor.addWorker: no new thread once nothing is left to run
+        }
+        return addWorker(corePoolSize);
+    }
+
+    @Override
+    void poolSettingsChanged(int previousCorePoolSize) {
+        lock.lock();
+        try {
+            workAvailable.signalAll(); // idle workers look again whether they may stay, and for how long
+        } finally {
+            lock.unlock();
+        }
+        // As the JDK: a larger core starts workers for the tasks already waiting, up to the new size.
+        int added = corePoolSize - previousCorePoolSize;
+        for (int k = added > 0 ? (int) Math.min(added, core.pendingTaskCount()) : 0; k > 0; k--) {
+            if (!addWorker(corePoolSize)) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * Starts one worker if fewer than {@code limit} exist. Never throws: a failing thread factory is reported and
+     * leaves tasks waiting. @return true if a thread was started
+     */
+    private boolean addWorker(int limit) {
+        lock.lock();
+        try {
+            if (terminated || workerCount >= limit) {
+                return false;
+            }
+            workerCount++;
+        } finally {
+            lock.unlock();
+        }
+        Worker worker = new Worker();
+        try {
+            Thread thread = core.newWorkerThread(worker);
+            if (thread != null) {
+                worker.thread = thread;
+                lock.lock();
+                try {
+                    if (!terminated) {
+                        workers.add(worker);
+                        thread.start();
+                        largest = Math.max(largest, workers.size());
+                        return true;
+                    }
+                } catch (Throwable t) {
+                    workers.remove(worker);
+                    throw t;
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } catch (Throwable t) {
+            core.reportInternalFailure("cannot start a worker thread", t);
+        }
+        lock.lock();
+        try {
+            workerCount--;
+        } finally {
+            lock.unlock();
+        }
+        return false;
+    }
+
+    /** Takes a leaving worker out of the pool; the lock is held. */
+    private void remove(Worker worker) {
+        workers.remove(worker);
+        workerCount--;
+        worker.lateness.addTo(retiredLateness);
+        if (terminated && workers.isEmpty() && whenThreadsGone != null) {
+            Runnable last = whenThreadsGone;
+            whenThreadsGone = null;
+            worker.onExit = last;
+        }
+    }
+
+    /** A worker's thread died of a hook's exception: replace it, unless the pool is done. */
+    private void died(Worker worker) {
         boolean replace;
         lock.lock();
         try {
-            workers.remove(worker);
-            workerCount--;
-            if (abruptly) {
-                active--;
-            }
-            worker.lateness.addTo(retiredLateness);
+            remove(worker);
             replace = !terminated;
-            if (terminated && workers.isEmpty()) {
-                allExited.signalAll();
-            }
         } finally {
             lock.unlock();
         }
         if (replace) {
-            addWorker();
+            addWorker(Math.max(1, corePoolSize));
         }
     }
 
     @Override
-    public boolean isFullyStarted() {
-        return workerCount >= maxWorkers;
+    int poolSize() {
+        return locked(workers::size);
     }
 
     @Override
-    public boolean isStarved() {
+    int largestPoolSize() {
+        return locked(() -> largest);
+    }
+
+    @Override
+    int activeCount() {
+        return locked(() -> active);
+    }
+
+    @Override
+    long completedCount() {
+        return locked(() -> completed);
+    }
+
+    /** Reads pool state under the lock (the management getters: rare, so the boxing does not matter). */
+    private <T> T locked(Supplier<T> read) {
+        lock.lock();
+        try {
+            return read.get();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    void addTo(ExecutorStatistics.Builder stats) {
+        lock.lock();
+        try {
+            stats.running(active).completedRuns(completed).failedRuns(failed);
+            long[] sums = stats.lateness();
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] += retiredLateness[i];
+            }
+            for (Worker w : workers) {
+                w.lateness.addTo(stats.lateness());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    boolean isOwnThread() {
+        Thread me = Thread.currentThread();
+        lock.lock();
+        try {
+            for (Worker w : workers) {
+                if (w.thread == me) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // -- shutdown ---------------------------------------------------------------------------------------------------
+
+    @Override
+    boolean isStarved() {
         if (workerCount > 0) {
             return false; // the common case, without the lock
         }
         lock.lock();
         try {
-            return head != null && workerCount == 0 && !terminated;
+            return !due.isEmpty() && workerCount == 0 && !terminated;
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public boolean isQuiescent() {
+    boolean isQuiescent() {
         lock.lock();
         try {
-            return head == null && active == 0;
+            return due.isEmpty() && active == 0;
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public void drainUnstartedTo(List<ScheduledTask<?>> sink) {
+    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
+        List<ScheduledTask<?>> dropped = new ArrayList<>();
         lock.lock();
         try {
-            for (ScheduledTask<?> task = head; task != null; ) {
-                ScheduledTask<?> following = (ScheduledTask<?>) task.next;
-                task.next = null;
-                sink.add(task);
-                task = following;
+            for (Iterator<ScheduledTask<?>> it = due.iterator(); it.hasNext(); ) {
+                ScheduledTask<?> task = it.next();
+                if (!keep.test(task)) {
+                    it.remove();
+                    dropped.add(task);
+                }
             }
-            head = tail = null;
-            queued = 0;
+        } finally {
+            lock.unlock();
+        }
+        for (ScheduledTask<?> task : dropped) {
+            task.cancel(false);
+        }
+    }
+
+    @Override
+    void drainUnstartedTo(List<ScheduledTask<?>> sink) {
+        lock.lock();
+        try {
+            for (ScheduledTask<?> task; (task = due.pollFirst()) != null; ) {
+                if (task.markReturned()) {
+                    sink.add(task);
+                }
+            }
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    public void snapshotTo(List<ScheduledTask<?>> sink) {
+    void snapshotTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
-            for (ScheduledTask<?> task = head; task != null; task = (ScheduledTask<?>) task.next) {
+            for (ScheduledTask<?> task : due) {
                 if (task.isPending()) {
                     sink.add(task);
                 }
@@ -304,7 +417,23 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
-    public void interruptWorkers() {
+    int pendingCount() {
+        lock.lock();
+        try {
+            int n = 0;
+            for (ScheduledTask<?> task : due) {
+                if (task.isPending()) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    void interruptWorkers() {
         List<Thread> threads = new ArrayList<>();
         lock.lock();
         try {
@@ -324,127 +453,77 @@ final class WorkerPool implements Dispatcher {
     }
 
     @Override
-    public boolean tryTerminate(boolean awaitThreadsExit) {
+    boolean tryTerminate(Runnable threadsGone) {
         lock.lock();
         try {
-            if (head != null || active != 0) {
+            if (terminated) {
+                return true;
+            }
+            if (!due.isEmpty() || active != 0) {
                 return false;
             }
             terminated = true;
-            workAvailable.signalAll();
-            // As ThreadPoolExecutor: terminated means no worker thread is left. The workers are idle, so they leave
-            // as soon as they are scheduled.
-            while (awaitThreadsExit && !workers.isEmpty()) {
-                allExited.awaitUninterruptibly();
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public int poolSize() {
-        lock.lock();
-        try {
-            return workers.size();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public int activeCount() {
-        lock.lock();
-        try {
-            return active;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public long completedCount() {
-        lock.lock();
-        try {
-            return completed;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public long failedCount() {
-        lock.lock();
-        try {
-            return failed;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public void addLatenessTo(long[] sums) {
-        lock.lock();
-        try {
-            for (int i = 0; i < sums.length; i++) {
-                sums[i] += retiredLateness[i];
-            }
-            for (Worker w : workers) {
-                w.lateness.addTo(sums);
+            workAvailable.signalAll(); // the idle workers leave now
+            if (!workers.isEmpty()) {
+                whenThreadsGone = threadsGone;
+                return true;
             }
         } finally {
             lock.unlock();
         }
+        threadsGone.run();
+        return true;
     }
 
-    @Override
-    public int queuedCount() {
-        lock.lock();
-        try {
-            return queued;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A worker thread's loop: take a task, run it, repeat until the pool terminates. */
+    /** A worker thread's loop: take a task, run it, until the pool no longer needs the thread. */
     private final class Worker implements Runnable {
         Thread thread;
 
         /** Whether the task that {@code take} returned last was claimed for this thread. */
         boolean claimed;
 
+        /** Run by this thread as it leaves, if it was the last one of a terminated pool. */
+        Runnable onExit;
+
         /** The lateness of this worker's runs; only this worker writes it. */
         final LatenessHistogram lateness = new LatenessHistogram();
 
         @Override
         public void run() {
-            boolean ranOne = false;
-            boolean failedOne = false;
-            boolean abruptly = true;
+            boolean died = true;
             try {
-                for (ScheduledTask<?> task; (task = take(this, ranOne, failedOne)) != null; ) {
-                    ranOne = true;
-                    failedOne = false;
+                for (ScheduledTask<?> task; (task = take(this)) != null; ) {
+                    runOne(task);
+                }
+                died = false;
+            } finally {
+                if (died) {
+                    died(this);
+                }
+                if (onExit != null) {
+                    onExit.run();
+                }
+            }
+        }
+
+        private void runOne(ScheduledTask<?> task) {
+            boolean failedRun = false;
+            try {
+                if (claimed) {
                     // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the
                     // executor is stopping, in which case it must.
-                    if (owner.isStopped()) {
+                    if (core.isStopped()) {
                         thread.interrupt();
                     } else {
                         Thread.interrupted();
                     }
-                    if (claimed) {
-                        owner.recordLateness(lateness, task);
-                        task.runClaimed();
-                        failedOne = task.isFailed();
-                    } else if (task.isPending()) {
-                        task.cancel(false); // the shutdown policies forbid it to run
-                    }
+                    runBetweenHooks(task, thread, lateness);
+                    failedRun = task.isFailed();
+                } else if (task.isPending()) {
+                    task.cancel(false); // the shutdown policies forbid it to run
                 }
-                abruptly = false;
             } finally {
-                workerExited(this, abruptly);
+                finished(failedRun);
             }
         }
     }

@@ -181,30 +181,30 @@ class BeyondTheJdkTest {
     @Test
     void completableFutureView() throws Exception {
         TimingWheelExecutor executor = new TimingWheelExecutor(1);
-        TimerFuture<String> ok = executor.schedule(() -> "done", 5, MILLISECONDS);
+        TimerFuture<String> ok = timer(executor.schedule(() -> "done", 5, MILLISECONDS));
         CompletableFuture<Integer> length = ok.toCompletableFuture().thenApply(String::length);
         assertEquals(4, length.get(TIMEOUT, SECONDS));
         assertEquals("done", ok.toCompletableFuture().getNow("not yet"), "a view of a done task is done");
 
-        TimerFuture<Object> failing = executor.schedule(() -> {
+        TimerFuture<Object> failing = timer(executor.schedule(() -> {
             throw new IllegalStateException("bad");
-        }, 1, MILLISECONDS);
+        }, 1, MILLISECONDS));
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> failing.toCompletableFuture().get(TIMEOUT, SECONDS));
         assertEquals("bad", e.getCause().getMessage());
 
-        TimerFuture<?> later = executor.schedule(() -> { }, 1, HOURS);
+        TimerFuture<?> later = timer(executor.schedule(() -> { }, 1, HOURS));
         CompletableFuture<?> view = later.toCompletableFuture();
         assertTrue(later.cancel(false));
         assertTrue(view.isCancelled());
 
-        TimerFuture<?> other = executor.schedule(() -> { }, 1, HOURS);
+        TimerFuture<?> other = timer(executor.schedule(() -> { }, 1, HOURS));
         CompletableFuture<?> otherView = other.toCompletableFuture();
         assertTrue(otherView.cancel(true));
         assertTrue(other.isCancelled(), "cancelling the view cancels the task");
         assertThrows(CancellationException.class, other::get);
 
-        TimerFuture<?> periodic = executor.scheduleAtFixedRate(() -> { }, 1, 1, MILLISECONDS);
+        TimerFuture<?> periodic = timer(executor.scheduleAtFixedRate(() -> { }, 1, 1, MILLISECONDS));
         CompletableFuture<?> periodicView = periodic.toCompletableFuture();
         Thread.sleep(5);
         assertFalse(periodicView.isDone(), "a series ends only by failure or cancellation");
@@ -213,12 +213,17 @@ class BeyondTheJdkTest {
         executor.shutdownNow();
     }
 
+    /** The futures of an executor that does not decorate its tasks are {@link TimerFuture}s, as documented. */
+    private static <T> TimerFuture<T> timer(Future<T> future) {
+        return (TimerFuture<T>) future;
+    }
+
     /** Many views registered while the task completes all complete. */
     @Test
     void viewsRaceWithCompletion() throws Exception {
         TimingWheelExecutor executor = new TimingWheelExecutor(2);
         for (int round = 0; round < 200; round++) {
-            TimerFuture<Integer> f = executor.submit(() -> 42);
+            TimerFuture<Integer> f = timer(executor.submit(() -> 42));
             CompletableFuture<?>[] views = new CompletableFuture<?>[20];
             for (int i = 0; i < views.length; i++) {
                 views[i] = f.toCompletableFuture();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class MpscChunkedQueueTest {
 
     /** A node that remembers who offered it and its rank among that producer's offers. */
-    static final class Item extends TimerNode {
+    static final class Item {
         final int producer;
         final int rank;
 
@@ -28,7 +29,7 @@ class MpscChunkedQueueTest {
     /** One producer: nodes come out in the order they went in, across several chunks, and then the queue is empty. */
     @Test
     void singleProducerIsFifoAcrossChunks() {
-        MpscChunkedQueue queue = new MpscChunkedQueue();
+        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
         assertTrue(queue.isEmpty());
         assertNull(queue.poll());
         int count = 3 * MpscChunkedQueue.CHUNK_SIZE + 7;
@@ -49,7 +50,7 @@ class MpscChunkedQueueTest {
     /** Offers and polls interleaved at a chunk's boundary leave nothing behind and invent nothing. */
     @Test
     void interleavedOfferAndPollAtChunkBoundaries() {
-        MpscChunkedQueue queue = new MpscChunkedQueue();
+        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
         int rank = 0;
         int expected = 0;
         for (int round = 0; round < 5 * MpscChunkedQueue.CHUNK_SIZE; round++) {
@@ -57,20 +58,39 @@ class MpscChunkedQueueTest {
             if (round % 3 != 0) {
                 queue.offer(new Item(0, rank++));
             }
-            Item polled = (Item) queue.poll();
+            Item polled = queue.poll();
             assertEquals(expected++, polled.rank);
         }
-        for (TimerNode node; (node = queue.poll()) != null; ) {
-            assertEquals(expected++, ((Item) node).rank);
+        for (Item node; (node = queue.poll()) != null; ) {
+            assertEquals(expected++, node.rank);
         }
         assertEquals(rank, expected);
         assertTrue(queue.isEmpty());
     }
 
+    /**
+     * A full chunk read to its end, with a producer that has claimed past the end but not yet appended the next
+     * chunk, is not empty: the owner must not sleep (or terminate) on an offer that is on its way.
+     */
+    @Test
+    void notEmptyWhileTheNextChunkIsBeingAppended() {
+        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
+        for (int i = 0; i < MpscChunkedQueue.CHUNK_SIZE; i++) {
+            queue.offer(new Item(0, i));
+        }
+        for (int i = 0; i < MpscChunkedQueue.CHUNK_SIZE; i++) {
+            assertNotNull(queue.poll());
+        }
+        assertTrue(queue.isEmpty());
+        queue.head.claimed++; // what a producer's claim does before it appends the next chunk
+        assertFalse(queue.isEmpty());
+        assertNull(queue.poll());
+    }
+
     /** Four producers at once: every node is delivered exactly once, each producer's nodes in their order. */
     @Test
     void concurrentProducersLoseNothingAndKeepTheirOrder() throws Exception {
-        MpscChunkedQueue queue = new MpscChunkedQueue();
+        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
         int producers = 4;
         int perProducer = 200_000;
         CountDownLatch start = new CountDownLatch(1);
@@ -94,12 +114,12 @@ class MpscChunkedQueueTest {
         int[] nextRank = new int[producers];
         int received = 0;
         while (received < producers * perProducer) {
-            TimerNode node = queue.poll();
+            Item node = queue.poll();
             if (node == null) {
                 Thread.onSpinWait();
                 continue;
             }
-            Item item = (Item) node;
+            Item item = node;
             assertEquals(nextRank[item.producer], item.rank, "producer " + item.producer);
             nextRank[item.producer]++;
             received++;

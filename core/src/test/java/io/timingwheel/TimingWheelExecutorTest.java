@@ -7,6 +7,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -221,66 +222,46 @@ class TimingWheelExecutorTest {
         shutdownAndAwait(executor);
     }
 
-    /** A worker thread that dies is replaced, and the tasks behind it still run. */
+    /**
+     * A worker thread that dies (here of a beforeExecute hook that throws) is replaced: the task it was about to run
+     * fails with the hook's exception instead of being lost, and the tasks behind it still run.
+     */
     @Test
     void deadWorkerIsReplaced() throws Exception {
         List<Thread> created = new CopyOnWriteArrayList<>();
         List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        AtomicInteger hookCalls = new AtomicInteger();
         TimingWheelExecutor executor = new TimingWheelExecutor(1, r -> {
             Thread t = new Thread(r);
             t.setUncaughtExceptionHandler((thread, failure) -> uncaught.add(failure));
             created.add(t);
             return t;
-        });
-        PoisonTask poison = new PoisonTask(executor);
-        executor.execute(() -> { });
-        await("first worker", () -> created.size() == 1);
-        dispatcherOf(executor).dispatch(poison);
+        }) {
+            @Override
+            protected void beforeExecute(Thread thread, Runnable task) {
+                if (hookCalls.incrementAndGet() == 2) {
+                    throw new PoisonError();
+                }
+            }
+        };
+        executor.submit(() -> { }).get(TIMEOUT_SECONDS, SECONDS);
+        Future<?> poisoned = executor.submit(() -> { });
+        ExecutionException e = assertThrows(ExecutionException.class, () -> poisoned.get(TIMEOUT_SECONDS, SECONDS));
+        assertInstanceOf(PoisonError.class, e.getCause(), "the task ends with the hook's exception");
         assertEquals("after", executor.submit(() -> "after").get(TIMEOUT_SECONDS, SECONDS));
         await("replacement worker", () -> created.size() == 2);
-        await("the poison killed its worker", () -> uncaught.size() == 1);
+        await("the hook's exception killed its worker", () -> uncaught.size() == 1);
         assertInstanceOf(PoisonError.class, uncaught.get(0));
         assertEquals(1, executor.getPoolSize());
         shutdownAndAwait(executor);
     }
 
-    private static Dispatcher dispatcherOf(TimingWheelExecutor executor) throws ReflectiveOperationException {
-        java.lang.reflect.Field field = TimingWheelExecutor.class.getDeclaredField("dispatcher");
-        field.setAccessible(true);
-        return (Dispatcher) field.get(executor);
-    }
-
-    /** Thrown by our own code path, to simulate a worker dying of something outside any task. */
+    /** Thrown by a hook, to make a worker die of something outside any task. */
     static final class PoisonError extends Error {
+        private static final long serialVersionUID = 1L;
+
         PoisonError() {
             super("poison");
-        }
-    }
-
-    /** A task whose completion bookkeeping throws: the only way to make a worker die from the inside. */
-    static final class PoisonTask extends ScheduledTask<Object> {
-        PoisonTask(TimingWheelExecutor owner) {
-            super(owner, 0);
-        }
-
-        @Override
-        Object compute() {
-            return null;
-        }
-
-        @Override
-        Object action() {
-            return "poison";
-        }
-
-        @Override
-        void releaseAction() {
-            throw new PoisonError();
-        }
-
-        @Override
-        public boolean isPeriodic() {
-            return false;
         }
     }
 
@@ -296,12 +277,9 @@ class TimingWheelExecutorTest {
         }).build();
         assertEquals(1, executor.schedule(() -> 1, 1, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
         MasterLoop master = masterOf(executor);
-        master.postUrgent(new MasterLoop.Command() {
-            @Override
-            void execute(MasterLoop m) {
-                throw new IllegalStateException("injected");
-            }
-        });
+        assertFalse(master.runCommand(m -> {
+            throw new IllegalStateException("injected");
+        }), "a command that threw did not run to its end");
         await("the failure was reported", () -> reported.size() == 1);
         assertEquals("injected", reported.get(0).getCause().getMessage());
         assertEquals(2, executor.schedule(() -> 2, 1, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
@@ -309,9 +287,12 @@ class TimingWheelExecutorTest {
     }
 
     private static MasterLoop masterOf(TimingWheelExecutor executor) throws ReflectiveOperationException {
-        java.lang.reflect.Field field = TimingWheelExecutor.class.getDeclaredField("master");
-        field.setAccessible(true);
-        return (MasterLoop) field.get(executor);
+        java.lang.reflect.Field coreField = TimingWheelExecutor.class.getDeclaredField("core");
+        coreField.setAccessible(true);
+        Object core = coreField.get(executor);
+        java.lang.reflect.Field masterField = ExecutorCore.class.getDeclaredField("master");
+        masterField.setAccessible(true);
+        return (MasterLoop) masterField.get(core);
     }
 
     /** A master thread factory that fails is replaced by the default one: delayed tasks still run. */
@@ -353,9 +334,9 @@ class TimingWheelExecutorTest {
         assertTrue(executor.awaitTermination(TIMEOUT_SECONDS, SECONDS));
     }
 
-    /** The handler sees a ScheduledThreadPoolExecutor view: CallerRunsPolicy runs the task in the caller, on time. */
+    /** The handler gets the executor itself; CallerRunsPolicy runs a rejected delayed task in the caller, on time. */
     @Test
-    void jdkPoliciesSeeAnExecutorView() throws Exception {
+    void jdkPoliciesSeeTheExecutorItself() throws Exception {
         AtomicReference<ThreadPoolExecutor> seen = new AtomicReference<>();
         TimingWheelExecutor executor = TimingWheelExecutor.builder().maxPendingTasks(1)
                 .rejectedExecutionHandler((r, e) -> {
@@ -368,9 +349,7 @@ class TimingWheelExecutorTest {
         assertTrue(ranHere.isDone(), "ran in the caller");
         assertTrue(System.nanoTime() - start >= MILLISECONDS.toNanos(50), "but not before its delay");
         assertEquals(Thread.currentThread().getName(), ranHere.get());
-        assertInstanceOf(ScheduledThreadPoolExecutor.class, seen.get());
-        assertFalse(seen.get().isShutdown());
-        assertEquals(executor.toString(), seen.get().toString());
+        assertSame(executor, seen.get());
         executor.shutdownNow();
     }
 

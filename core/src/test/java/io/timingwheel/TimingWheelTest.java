@@ -19,7 +19,7 @@ class TimingWheelTest {
     private static final long TICK = 1_000_000; // 1 ms
     private static final int SLOTS = 16; // small, so that a few hundred ticks cross several levels
 
-    private final TimingWheel wheel = new TimingWheel(TICK, SLOTS);
+    private final TimingWheel<Node> wheel = new TimingWheel<>(TICK, SLOTS);
     private final List<Node> fired = new ArrayList<>();
     private long now;
 
@@ -40,8 +40,7 @@ class TimingWheelTest {
 
     private void advanceTo(long time) {
         now = time;
-        wheel.advance(time, n -> {
-            Node node = (Node) n;
+        wheel.advance(time, node -> {
             node.firedAt = now;
             fired.add(node);
         });
@@ -149,8 +148,8 @@ class TimingWheelTest {
     /** The levels cover the whole horizon at every tick, so no deadline needs an overflow list. */
     @Test
     void levelsCoverHorizon() {
-        assertEquals(5, new TimingWheel(TICK, 512).levels()); // 43 bits of ticks, 9 bits per level
-        assertEquals(31, new TimingWheel(1, 4).levels()); // 62 bits of ticks, 2 bits per level
+        assertEquals(5, new TimingWheel<Node>(TICK, 512).levels()); // 43 bits of ticks, 9 bits per level
+        assertEquals(31, new TimingWheel<Node>(1, 4).levels()); // 62 bits of ticks, 2 bits per level
     }
 
     /** A removed node never fires, and removing twice is harmless. */
@@ -187,7 +186,7 @@ class TimingWheelTest {
         for (int i = 1; i <= 100; i++) {
             nodes.add(add(i * 37 * TICK));
         }
-        List<TimerNode> removed = new ArrayList<>();
+        List<Node> removed = new ArrayList<>();
         wheel.removeIf(n -> (n.deadline / TICK) % 2 == 0, removed::add);
         assertEquals(50, removed.size());
         assertEquals(50, wheel.size());
@@ -199,8 +198,8 @@ class TimingWheelTest {
     /** Bad construction arguments are refused. */
     @Test
     void badArguments() {
-        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(0, 16));
-        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(TICK, 12));
-        assertThrows(IllegalArgumentException.class, () -> new TimingWheel(TICK, 1));
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel<Node>(0, 16));
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel<Node>(TICK, 12));
+        assertThrows(IllegalArgumentException.class, () -> new TimingWheel<Node>(TICK, 1));
     }
 }

@@ -66,7 +66,7 @@ class CloseTest extends TckTestCase {
             ScheduledFuture<?> periodic = s.executor().scheduleAtFixedRate(countDowner(ran), 0, 1, MILLISECONDS);
             await(ran);
             s.closeExecutor();
-            assertTrue(periodic.isCancelled());
+            assertTrue(periodic.isCancelled(), () -> "not cancelled: " + periodic + " by " + s.executor());
             assertTrue(s.executor().isTerminated());
         }
     }

@@ -2,12 +2,12 @@ package io.timingwheel;
 
 import java.util.concurrent.Callable;
 
-/** A task that runs a {@link Callable} once. */
-final class OneShotTask<V> extends ScheduledTask<V> {
+/** A one-shot task that runs a {@link Callable}. */
+final class CallableTask<V> extends ScheduledTask<V> {
     private Callable<V> callable;
 
-    OneShotTask(TimingWheelExecutor owner, Callable<V> callable, long deadline) {
-        super(owner, deadline);
+    CallableTask(TaskHost host, Callable<V> callable, long deadline) {
+        super(host, deadline);
         this.callable = callable;
     }
 
