@@ -196,12 +196,12 @@ public final class Harness {
     static void memory(String impl, int count) {
         try (Subject subject = Subject.create(impl)) {
             subject.schedule(Subject.NOOP, FAR_NANOS); // threads and first structures exist before the baseline
-            subject.settle(1);
+            subject.settle();
             long before = usedHeapAfterGc();
             for (int i = 0; i < count; i++) {
                 subject.schedule(Subject.NOOP, FAR_NANOS);
             }
-            subject.settle(count);
+            subject.settle();
             long after = usedHeapAfterGc();
             report("memory", impl, "tasks=" + count + " bytesPerTask=" + fmt((after - before) / (double) count));
         }
@@ -322,7 +322,7 @@ public final class Harness {
         for (long pending = 1_000; pending <= maxPending; pending *= 10) {
             int old = ring.size();
             ring.growTo(subject, (int) pending);
-            subject.settle(pending - old);
+            subject.settle();
             System.gc();
             replaceFor(subject, ring, old == 0 ? 5_000 : 1_000, new double[2]); // the first count warms the code up
             double[] wall = new double[3];
