@@ -23,11 +23,14 @@ import java.nio.charset.StandardCharsets;
  *       where the peer can do the work) on every benchmark, 2 forks, warmup 3 &times; 1 s, measurement 5 &times; 1 s,
  *       plus the pending-count curve from 1 000 to 10 000 000 and its chart ({@code docs/schedule-vs-pending.png});</li>
  *   <li>{@code --curve}: only the pending-count curve and its chart;</li>
+ *   <li>{@code --scale}: only the producer-count scaling table and chart, see {@link ScaleRun}
+ *       ({@code --scale --smoke} checks in seconds that it works; its figures mean nothing);</li>
  *   <li>{@code --only KEY[,KEY...]}: only those rows (keys: schedule, schedule2, cancel, cancel2, pending10k,
- *       pending1m, pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve);</li>
+ *       pending1m, pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve; with {@code --scale}:
+ *       schedule, pending);</li>
  *   <li>{@code --out FILE}: where the Markdown table goes as well (default
- *       {@code jmh/target/comparison-<mode>.md}, or the current directory outside the repository root);
- *       {@code --chart FILE}: where the chart goes (its CSV beside it).</li>
+ *       {@code jmh/target/comparison-<mode>.md}, {@code docs/scaling.md} for {@code --scale}, or the current directory
+ *       outside the repository root); {@code --chart FILE}: where the chart goes (its CSV beside it).</li>
  * </ul>
  * Each figure is the median of the measured iterations. Throughputs are millions of operations per second, higher is
  * better; the harness rows are costs, lower is better. The ratio is always figure / STPE(1) figure. On a JDK before 25
@@ -42,7 +45,12 @@ public final class ComparisonRunner {
     public static void main(String[] args) throws Exception {
         // The tables use ×, µ and –; the platform's default encoding (ASCII in a bare container) would print '?'.
         System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8));
-        compare(Options.parse(args));
+        Options options = Options.parse(args);
+        if (options.mode == Options.Mode.SCALE) {
+            new ScaleRun(options).run();
+        } else {
+            compare(options);
+        }
         System.exit(0); // daemon threads of the peers must not keep the JVM, and nothing else is left to wait for
     }
 

@@ -2,6 +2,7 @@ package io.timingwheel.jmh;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,7 +21,9 @@ final class Options {
         /** Every row and every peer, longer JMH settings, and the pending-count curve (about 25 minutes). */
         FULL("full"),
         /** Only the pending-count curve and its chart. */
-        CURVE("curve");
+        CURVE("curve"),
+        /** Only the producer-count scaling table and its chart ({@link ScaleRun}). */
+        SCALE("scale");
 
         final String word;
 
@@ -36,17 +39,27 @@ final class Options {
             "                  Netty 1 ms (~3 min on 2 cores; ~4 with the ForkJoinPool)",
             "  --full          every row and peer, longer settings, plus the pending-count curve (~25 min)",
             "  --curve         only the pending-count curve and its chart (docs/schedule-vs-pending.png)",
+            "  --scale         only the producer-count scaling: schedule (fixed 1 h) and cancel + schedule among",
+            "                  1 000 000 pending, at 1, 2, 4, 8, 16 producers (at most the core count), producer-side",
+            "                  and sustained; table, CSV and chart (docs/scaling.*) (~10 min on 16 cores)",
             "options:",
             "  --only KEY,...  only these rows; keys: schedule, schedule2, cancel, cancel2, pending10k, pending1m,",
-            "                  pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve",
-            "  --out FILE      where the Markdown table goes as well (default: jmh/target/comparison-MODE.md; the",
-            "                  current directory outside the repository root)",
+            "                  pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve;",
+            "                  with --scale: schedule, pending (the two workloads)",
+            "  --producers N,...  with --scale: these producer counts instead of 1, 2, 4, 8, 16",
+            "  --smoke         with --scale: tiny batches and iterations, to check that it works (figures meaningless;",
+            "                  files go to jmh/target/scaling-smoke.* or ./scaling-smoke.*)",
+            "  --out FILE      where the Markdown table goes as well (default: jmh/target/comparison-MODE.md, or",
+            "                  docs/scaling.md with --scale; the current directory outside the repository root)",
             "  --chart FILE    where the chart goes (its CSV data goes beside it)",
             "  -h, --help      this text (details: the Javadoc of io.timingwheel.jmh.ComparisonRunner)");
 
     Mode mode = Boolean.getBoolean("tw.full") ? Mode.FULL : Mode.QUICK;
-    /** Rows to run, or null for the mode's own choice. */
+    /** Rows or workloads to run, or null for the mode's own choice. */
     List<String> only;
+    /** Producer counts of {@code --scale}, or null for the default ladder. */
+    List<Integer> producers;
+    boolean smoke;
     Path out;
     Path chart;
     /** Whether the runner was started from the repository root (then files go to their places in the tree). */
@@ -60,7 +73,10 @@ final class Options {
                 case "--full": options.mode = Mode.FULL; break;
                 case "--quick": options.mode = Mode.QUICK; break;
                 case "--curve": options.mode = Mode.CURVE; break;
+                case "--scale": options.mode = Mode.SCALE; break;
+                case "--smoke": options.smoke = true; break;
                 case "--only": options.only = List.of(value(args, ++i).split(",")); break;
+                case "--producers": options.producers = counts(value(args, ++i)); break;
                 case "--out": options.out = Path.of(value(args, ++i)); break;
                 case "--chart": options.chart = Path.of(value(args, ++i)); break;
                 case "-h":
@@ -71,6 +87,13 @@ final class Options {
                 default:
                     fail("unknown argument " + args[i]);
             }
+        }
+        if ((options.smoke || options.producers != null) && options.mode != Mode.SCALE) {
+            fail("--smoke and --producers go with --scale");
+        }
+        if (options.mode == Mode.SCALE && options.only != null
+                && !ScaleRun.WORKLOADS.containsAll(options.only)) {
+            fail("with --scale, --only takes schedule and/or pending");
         }
         if (options.mode == Mode.CURVE) {
             options.only = List.of("curve");
@@ -86,6 +109,22 @@ final class Options {
         return args[i];
     }
 
+    private static List<Integer> counts(String text) {
+        List<Integer> counts = new ArrayList<>();
+        for (String word : text.split(",")) {
+            try {
+                int count = Integer.parseInt(word.trim());
+                if (count < 1) {
+                    fail("a producer count must be at least 1: " + word);
+                }
+                counts.add(count);
+            } catch (NumberFormatException e) {
+                fail("not a producer count: " + word);
+            }
+        }
+        return counts;
+    }
+
     private static void fail(String message) {
         System.err.println(message + " (try --help)");
         System.exit(2);
@@ -93,6 +132,18 @@ final class Options {
 
     /** Default places of the table and the chart, by mode; the CSV of a chart always goes beside it. */
     private void placeFiles() {
+        if (mode == Mode.SCALE) {
+            // Smoke figures mean nothing: they stay in the build folder, never beside the real chart in docs/.
+            String base = smoke ? "scaling-smoke" : "scaling";
+            Path dir = atRoot ? (smoke ? Path.of("jmh", "target") : Path.of("docs")) : Path.of("");
+            if (chart == null) {
+                chart = dir.resolve(base + ".png");
+            }
+            if (out == null) {
+                out = dir.resolve(base + ".md");
+            }
+            return;
+        }
         if (chart == null) {
             chart = atRoot ? Path.of("docs", "schedule-vs-pending.png") : Path.of("schedule-vs-pending.png");
         }
