@@ -356,10 +356,13 @@ final class Chart {
         ImageIO.write(image, "png", file.toFile());
     }
 
-    /** The smallest of 1, 2, 2.5, 5 times a power of ten that is at least {@code value}. */
+    /**
+     * The smallest of 1, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten that is at least {@code value}: a top of the y axis
+     * whose fifths (the grid lines) are round numbers.
+     */
     static double niceCeiling(double value) {
         double magnitude = Math.pow(10, Math.floor(Math.log10(value)));
-        for (double step : new double[] {1, 2, 2.5, 5, 10}) {
+        for (double step : new double[] {1, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
             if (step * magnitude >= value) {
                 return step * magnitude;
             }
