@@ -7,11 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -39,7 +37,8 @@ import java.util.stream.Stream;
  *       rounds), as wall time and as CPU time of the whole process per operation; the O(1) vs O(log n) curve.</li>
  * </ul>
  * Each result is one line {@code RESULT <part> <impl> key=value ...} on standard output, which
- * {@link ComparisonRunner} reads.
+ * {@link ComparisonRunner} reads (see {@link ChildJvm}). Every implementation of {@link Subject} can do every part
+ * ({@code fjp1} on JDK 25 and later).
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), e.g.:
  * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.Harness idle,memory,lateness tw}</pre>
@@ -70,11 +69,6 @@ public final class Harness {
             }
         }
         System.exit(0); // Netty's and the JDK's threads are daemons, but do not wait for anything
-    }
-
-    static void report(String part, String impl, String values) {
-        System.out.println("RESULT " + part + " " + impl + " " + values);
-        System.out.flush();
     }
 
     static String fmt(double value) {
@@ -119,7 +113,7 @@ public final class Harness {
             long switches = switches0 < 0 ? -1 : contextSwitches(nativeNew) - switches0;
 
             double seconds = elapsed / 1e9;
-            report("idle", impl, "threads=" + javaNew.size()
+            ChildJvm.report("idle", impl, "threads=" + javaNew.size()
                     + " cpuMsPerSec=" + fmt(cpu / 1e6 / seconds)
                     + " wakeupsPerSec=" + (switches < 0 ? "-1" : fmt(switches / seconds)));
         }
@@ -196,14 +190,15 @@ public final class Harness {
     static void memory(String impl, int count) {
         try (Subject subject = Subject.create(impl)) {
             subject.schedule(Subject.NOOP, FAR_NANOS); // threads and first structures exist before the baseline
-            subject.settle(1);
+            subject.settle();
             long before = usedHeapAfterGc();
             for (int i = 0; i < count; i++) {
                 subject.schedule(Subject.NOOP, FAR_NANOS);
             }
-            subject.settle(count);
+            subject.settle();
             long after = usedHeapAfterGc();
-            report("memory", impl, "tasks=" + count + " bytesPerTask=" + fmt((after - before) / (double) count));
+            ChildJvm.report("memory", impl, "tasks=" + count
+                    + " bytesPerTask=" + fmt((after - before) / (double) count));
         }
     }
 
@@ -257,7 +252,7 @@ public final class Harness {
                     early++;
                 }
             }
-            report("lateness", impl, "tasks=" + count
+            ChildJvm.report("lateness", impl, "tasks=" + count
                     + " p50us=" + fmt(percentile(lateness, 0.50) / 1e3)
                     + " p99us=" + fmt(percentile(lateness, 0.99) / 1e3)
                     + " p999us=" + fmt(percentile(lateness, 0.999) / 1e3)
@@ -322,7 +317,7 @@ public final class Harness {
         for (long pending = 1_000; pending <= maxPending; pending *= 10) {
             int old = ring.size();
             ring.growTo(subject, (int) pending);
-            subject.settle(pending - old);
+            subject.settle();
             System.gc();
             replaceFor(subject, ring, old == 0 ? 5_000 : 1_000, new double[2]); // the first count warms the code up
             double[] wall = new double[3];
@@ -335,8 +330,8 @@ public final class Harness {
             }
             Arrays.sort(wall);
             Arrays.sort(cpu);
-            report("curve", impl, "pending=" + pending + " nsPerOp=" + fmt(wall[1]) + " cpuNsPerOp=" + fmt(cpu[1])
-                    + " opsPerSec=" + fmt(1e9 / wall[1]));
+            ChildJvm.report("curve", impl, "pending=" + pending + " nsPerOp=" + fmt(wall[1])
+                    + " cpuNsPerOp=" + fmt(cpu[1]) + " opsPerSec=" + fmt(1e9 / wall[1]));
         }
     }
 
@@ -368,23 +363,5 @@ public final class Harness {
             return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
         }
         return -1;
-    }
-
-    /** Parses {@code RESULT part impl k=v ...} lines into maps; other lines are ignored. */
-    static Map<String, String> parse(String line) {
-        Map<String, String> values = new HashMap<>();
-        String[] words = line.trim().split("\\s+");
-        if (words.length < 3 || !words[0].equals("RESULT")) {
-            return null;
-        }
-        values.put("part", words[1]);
-        values.put("impl", words[2]);
-        for (int i = 3; i < words.length; i++) {
-            int eq = words[i].indexOf('=');
-            if (eq > 0) {
-                values.put(words[i].substring(0, eq), words[i].substring(eq + 1));
-            }
-        }
-        return values;
     }
 }

@@ -5,7 +5,11 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import io.timingwheel.TimingWheelExecutor;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -20,6 +24,10 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code jdk1}: {@code new ScheduledThreadPoolExecutor(1)}, the baseline of every ratio;</li>
  *   <li>{@code jdkN}: {@code new ScheduledThreadPoolExecutor(N)}, N = available processors;</li>
+ *   <li>{@code fjp1}: {@code new ForkJoinPool(1)}, a {@link ScheduledExecutorService} since JDK 25 (one scheduler
+ *       thread with a 4-ary heap, fed by a lock-free stack; one worker). The project compiles for Java 17, so the pool
+ *       is reached through that interface at run time; on an older JDK {@link #available} says no and
+ *       {@link #create} throws, and the comparison shows "n/a";</li>
  *   <li>{@code tw}: {@code new TimingWheelExecutor(1)} (defaults: 1 ms tick, one worker);</li>
  *   <li>{@code twN}: {@code new TimingWheelExecutor(N)};</li>
  *   <li>{@code netty1ms}: {@code new HashedWheelTimer(daemonThreads, 1, MILLISECONDS, 512, false)};</li>
@@ -27,18 +35,57 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  * Both JDK executors run with {@code setRemoveOnCancelPolicy(true)}: with the default ({@code false}) a cancelled task
  * stays in STPE's heap until its deadline (here up to an hour), which the cancel benchmarks could not survive and which
- * no program that cancels a lot can afford. TimingWheelExecutor and Netty always release cancelled tasks.
+ * no program that cancels a lot can afford. TimingWheelExecutor, the ForkJoinPool and Netty always release cancelled
+ * tasks (the pool and Netty through their scheduler thread, which takes the cancellation in from a queue).
  */
 abstract class Subject implements AutoCloseable {
 
-    /** Every value of the {@code impl} parameter, in the order of the comparison table. */
-    static final List<String> ALL = List.of("jdk1", "jdkN", "tw", "twN", "netty1ms", "netty100ms");
+    /** N of {@code jdkN} and {@code twN}. */
+    static final int N = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    /** Column title of every value of the {@code impl} parameter, in the order of the comparison tables. */
+    static final Map<String, String> TITLES = titles();
+
+    /** Every value of the {@code impl} parameter, in the order of the comparison tables. */
+    static final List<String> ALL = List.copyOf(TITLES.keySet());
 
     /** The baseline of every ratio. */
     static final String BASELINE = "jdk1";
 
-    /** N of {@code jdkN} and {@code twN}. */
-    static final int N = Math.max(2, Runtime.getRuntime().availableProcessors());
+    /**
+     * Whether this JDK's {@link ForkJoinPool} schedules (JDK 25 and later). Asked of the class, so that no pool is made
+     * on a JDK that cannot use it.
+     */
+    static final boolean FORK_JOIN_SCHEDULES = ScheduledExecutorService.class.isAssignableFrom(ForkJoinPool.class);
+
+    /**
+     * Delay of a barrier task ({@link #barrier}): 1 ns for every implementation, the shortest that each of them puts
+     * through its timer structure. A delay of 0 would not do: TimingWheelExecutor hands such a task straight to its
+     * workers, past the master's inbox, so it could run before the backlog it is meant to wait for.
+     */
+    static final long BARRIER_DELAY_NANOS = 1;
+
+    private static Map<String, String> titles() {
+        Map<String, String> titles = new LinkedHashMap<>();
+        titles.put("jdk1", "STPE(1)");
+        titles.put("jdkN", "STPE(" + N + ")");
+        titles.put("fjp1", "ForkJoinPool(1)");
+        titles.put("tw", "TW");
+        titles.put("twN", "TW(" + N + ")");
+        titles.put("netty1ms", "Netty 1 ms");
+        titles.put("netty100ms", "Netty 100 ms");
+        return titles;
+    }
+
+    /** The column title of {@code impl}. */
+    static String title(String impl) {
+        return TITLES.getOrDefault(impl, impl);
+    }
+
+    /** Whether {@code impl} can run on this JDK (all but {@code fjp1} before JDK 25). */
+    static boolean available(String impl) {
+        return !impl.equals("fjp1") || FORK_JOIN_SCHEDULES;
+    }
 
     /**
      * A task that every implementation accepts as it is: a {@link Runnable} for the executors and a {@link TimerTask}
@@ -65,11 +112,17 @@ abstract class Subject implements AutoCloseable {
         this.name = name;
     }
 
-    /** Creates the implementation named {@code impl} (one of {@link #ALL}). */
+    /**
+     * Creates the implementation named {@code impl} (one of {@link #ALL}).
+     *
+     * @throws UnsupportedOperationException for {@code fjp1} on a JDK before 25 (a JMH run reports that one parameter
+     *         combination as failed and goes on with the others)
+     */
     static Subject create(String impl) {
         switch (impl) {
-            case "jdk1": return jdk(impl, 1);
-            case "jdkN": return jdk(impl, N);
+            case "jdk1": return new Jdk(impl, 1);
+            case "jdkN": return new Jdk(impl, N);
+            case "fjp1": return new Executor(impl, forkJoinPool(1));
             case "tw": return new Executor(impl, new TimingWheelExecutor(1, daemonThreads("tw-worker")));
             case "twN": return new Executor(impl, new TimingWheelExecutor(N, daemonThreads("tw-worker")));
             case "netty1ms": return new Netty(impl, 1);
@@ -78,10 +131,18 @@ abstract class Subject implements AutoCloseable {
         }
     }
 
-    private static Subject jdk(String name, int threads) {
-        ScheduledThreadPoolExecutor stpe = new ScheduledThreadPoolExecutor(threads, daemonThreads(name + "-worker"));
-        stpe.setRemoveOnCancelPolicy(true);
-        return new Executor(name, stpe);
+    /**
+     * A {@code new ForkJoinPool(parallelism)} as the {@link ScheduledExecutorService} it is since JDK 25. Made as an
+     * {@code Object} and cast at run time: the project compiles against Java 17's API, where the pool does not
+     * implement the interface. Its threads are daemons (the pool's default factory).
+     */
+    private static ScheduledExecutorService forkJoinPool(int parallelism) {
+        if (!FORK_JOIN_SCHEDULES) {
+            throw new UnsupportedOperationException("fjp1 needs JDK 25 or later (ForkJoinPool implements"
+                    + " ScheduledExecutorService since 25); this is " + System.getProperty("java.version"));
+        }
+        Object pool = new ForkJoinPool(parallelism);
+        return (ScheduledExecutorService) pool;
     }
 
     /** Schedules {@code job} once after {@code delayNanos}; returns the handle for {@link #cancel}. */
@@ -97,11 +158,55 @@ abstract class Subject implements AutoCloseable {
     abstract void schedulePeriodic(Job job, long periodNanos);
 
     /**
-     * Waits until {@code scheduled} tasks just handed over have reached the scheduler's own structure, so that a
-     * measurement starts from a settled state (Netty moves at most 100 000 new timeouts into its wheel per tick).
+     * Waits until every task handed over so far has reached the scheduler's own structure, so that a measurement starts
+     * from a settled state: a {@link #barrier} has run (the thread-fed schedulers take their inbox in order, and Netty
+     * moves at most 100 000 new timeouts into its wheel per tick), then 100 ms for the scheduler's threads to go idle.
      */
-    void settle(long scheduled) {
+    void settle() {
+        Barrier barrier = barrier();
+        if (!barrier.await(TimeUnit.MINUTES.toNanos(2))) {
+            throw new IllegalStateException(name + ": the settling barrier task did not run within 2 minutes");
+        }
         sleepMillis(100);
+    }
+
+    /**
+     * Schedules a barrier task with {@link #BARRIER_DELAY_NANOS}. It goes through the same path as every task before
+     * it: where a scheduler thread takes tasks in from a queue (TimingWheelExecutor's master, the ForkJoinPool's
+     * scheduler, Netty's worker), it runs only after that thread has taken in everything queued before it, so the time
+     * it ran marks the end of any backlog. STPE takes tasks in on the caller's thread, so its barrier runs at once.
+     */
+    Barrier barrier() {
+        Barrier barrier = new Barrier();
+        schedule(barrier, BARRIER_DELAY_NANOS);
+        return barrier;
+    }
+
+    /** A task that records when it ran and lets a thread wait for that. */
+    static final class Barrier extends Job {
+        private final CountDownLatch ran = new CountDownLatch(1);
+        private volatile long ranAt;
+
+        @Override
+        public void run() {
+            ranAt = System.nanoTime();
+            ran.countDown();
+        }
+
+        /** Waits up to {@code timeoutNanos} for the run; true if it ran. */
+        boolean await(long timeoutNanos) {
+            try {
+                return ran.await(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        /** {@link System#nanoTime()} when it ran (valid once {@link #await} returned true). */
+        long ranAt() {
+            return ranAt;
+        }
     }
 
     static void sleepMillis(long millis) {
@@ -125,8 +230,12 @@ abstract class Subject implements AutoCloseable {
         };
     }
 
-    /** STPE or TimingWheelExecutor: both are plain {@link ScheduledExecutorService}s. */
-    static final class Executor extends Subject {
+    /**
+     * A plain {@link ScheduledExecutorService}: TimingWheelExecutor, the ForkJoinPool, and (through {@link Jdk}) STPE.
+     * Nothing here asks what class the executor is: TimingWheelExecutor is to extend STPE, and STPE's own shortcut
+     * must not apply to it.
+     */
+    static class Executor extends Subject {
         final ScheduledExecutorService executor;
 
         Executor(String name, ScheduledExecutorService executor) {
@@ -149,17 +258,15 @@ abstract class Subject implements AutoCloseable {
             executor.scheduleAtFixedRate(job, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
         }
 
+        /**
+         * {@code shutdownNow}, then up to 10 s for termination. TimingWheelExecutor returns the pending tasks in a list
+         * (O(n)); the ForkJoinPool returns nothing and its scheduler thread cancels the pending tasks one by one (O(n),
+         * after taking in what is still on its stack); the threads are daemons either way, so a slow end only delays
+         * the next step, never the JVM's exit.
+         */
         @Override
         public void close() {
-            if (executor instanceof ScheduledThreadPoolExecutor) {
-                // STPE's shutdownNow removes its queued tasks one by one (O(n log n)); clear() drops them at once.
-                ((ScheduledThreadPoolExecutor) executor).getQueue().clear();
-            }
             executor.shutdownNow();
-            awaitQuietly(executor);
-        }
-
-        private static void awaitQuietly(ScheduledExecutorService executor) {
             try {
                 executor.awaitTermination(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -168,14 +275,35 @@ abstract class Subject implements AutoCloseable {
         }
     }
 
+    /** {@code new ScheduledThreadPoolExecutor(threads)} with {@code setRemoveOnCancelPolicy(true)}. */
+    static final class Jdk extends Executor {
+        private final ScheduledThreadPoolExecutor stpe;
+
+        Jdk(String name, int threads) {
+            this(name, new ScheduledThreadPoolExecutor(threads, daemonThreads(name + "-worker")));
+        }
+
+        private Jdk(String name, ScheduledThreadPoolExecutor stpe) {
+            super(name, stpe);
+            this.stpe = stpe;
+            stpe.setRemoveOnCancelPolicy(true);
+        }
+
+        @Override
+        public void close() {
+            // STPE's shutdownNow removes its queued tasks one by one (O(n log n)); clear() drops them at once.
+            stpe.getQueue().clear();
+            super.close();
+        }
+    }
+
     /** Netty's {@link HashedWheelTimer} with the given tick and its default 512 buckets. */
     static final class Netty extends Subject {
-        final HashedWheelTimer timer;
-        final long tickMillis;
+        /** The timer; null once closed (see {@link #close}). */
+        private HashedWheelTimer timer;
 
         Netty(String name, long tickMillis) {
             super(name);
-            this.tickMillis = tickMillis;
             // leakDetection=false: the detector only tracks timer instances, and it needs non-daemon threads.
             this.timer = new HashedWheelTimer(daemonThreads(name), tickMillis, TimeUnit.MILLISECONDS, 512, false);
         }
@@ -205,14 +333,15 @@ abstract class Subject implements AutoCloseable {
             }, periodNanos, TimeUnit.NANOSECONDS);
         }
 
-        @Override
-        void settle(long scheduled) {
-            sleepMillis((scheduled / 100_000 + 3) * tickMillis);
-        }
-
+        /**
+         * {@code stop()}: with millions of timeouts pending this takes seconds, as it cancels each one and returns them
+         * in a new set; the timer also keeps them in a set of its own, so it is dropped here, and the timeouts become
+         * garbage even while this subject is still referenced.
+         */
         @Override
         public void close() {
             timer.stop();
+            timer = null;
         }
     }
 }
