@@ -41,6 +41,26 @@ abstract class Dispatcher {
     /** Hands over the first {@code count} tasks of {@code batch}, due now (master only). */
     abstract void dispatchAll(ScheduledTask<?>[] batch, int count);
 
+    /** @return true if nothing runs between a claim of this task and its action: no hooks to call, no decoration */
+    final boolean runsDirectly(ScheduledTask<?> task) {
+        return !core.hooks.hasRunHooks() && core.userTask(task) == task;
+    }
+
+    /** Claims a due task for the current thread, the way it will run. @return false if it was not pending */
+    static boolean claim(ScheduledTask<?> task, boolean direct) {
+        return direct ? task.claimAndStart() : task.claim();
+    }
+
+    /** Runs a task that the current thread claimed with {@link #claim}; see {@link #runBetweenHooks}. */
+    final void runClaimed(ScheduledTask<?> task, boolean direct, Thread thread, LatenessHistogram lateness) {
+        if (direct) {
+            core.recordStart(task, lateness);
+            task.runStarted();
+        } else {
+            runBetweenHooks(task, thread, lateness);
+        }
+    }
+
     /**
      * Runs a task that the current thread has claimed, between the executor's hooks, as
      * {@code ThreadPoolExecutor.runWorker} does: {@code beforeExecute}, the task (its decorated form, if
@@ -49,20 +69,25 @@ abstract class Dispatcher {
      *
      * @throws Throwable what a hook, or a decorated task's {@code run}, threw: the thread dies of it, as in the JDK
      */
-    final void runBetweenHooks(ScheduledTask<?> task, Thread thread, LatenessHistogram lateness) {
+    private void runBetweenHooks(ScheduledTask<?> task, Thread thread, LatenessHistogram lateness) {
         core.recordStart(task, lateness);
         Runnable runnable = core.userTask(task);
+        ExecutorHooks hooks = core.hooks;
         Throwable thrown = null;
         try {
-            core.hooks.beforeExecute(thread, runnable);
-            Throwable fromRun = null;
-            try {
+            if (hooks.hasRunHooks()) {
+                hooks.beforeExecute(thread, runnable);
+                Throwable fromRun = null;
+                try {
+                    runnable.run();
+                } catch (Throwable t) {
+                    fromRun = t;
+                    throw t;
+                } finally {
+                    hooks.afterExecute(runnable, fromRun);
+                }
+            } else {
                 runnable.run();
-            } catch (Throwable t) {
-                fromRun = t;
-                throw t;
-            } finally {
-                core.hooks.afterExecute(runnable, fromRun);
             }
         } catch (Throwable t) {
             thrown = t;

@@ -5,6 +5,12 @@ package io.timingwheel;
  * may override, as the core calls them: the one channel from the machinery back to the public class.
  */
 interface ExecutorHooks {
+    /**
+     * @return false if neither {@code beforeExecute} nor {@code afterExecute} is overridden: they are empty then, and
+     *     the workers skip them, so that hooks nobody uses cost nothing on the run path
+     */
+    boolean hasRunHooks();
+
     /** {@code beforeExecute}: on the thread about to run {@code task}, before it runs. */
     void beforeExecute(Thread thread, Runnable task);
 

@@ -74,10 +74,11 @@ final class ExternalDispatcher extends Dispatcher {
             return;
         }
         boolean claimed = false;
+        boolean direct = runsDirectly(task);
         if (!core.canRun(task, runState)) {
             task.cancelIfPending(); // the shutdown policies forbid it to run
         } else {
-            claimed = task.claim(); // fails if it was cancelled, or returned by shutdownNow, meanwhile
+            claimed = claim(task, direct); // fails if it was cancelled, or returned by shutdownNow, meanwhile
         }
         waiting.remove(task);
         if (!claimed) {
@@ -92,7 +93,7 @@ final class ExternalDispatcher extends Dispatcher {
             if (core.isStopped()) {
                 me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
             }
-            runBetweenHooks(task, me, lateness);
+            runClaimed(task, direct, me, lateness);
             failedRun = task.isFailed();
         } finally {
             runners.remove(me);

@@ -32,11 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <h2>Waiting</h2>
  * Threads in {@code get} wait on a {@link CompletableFuture} that the first of them installs, and that the thread
- * ending the task completes. This is correct without a lock: the ending thread writes the final state, then reads the
- * signal field; a waiter writes the signal field, then reads the state; all four accesses are volatile, so at least one
- * of the two sees the other's write, and whoever sees it completes the signal (completing twice is harmless). A task
- * nobody waits for never allocates a signal. Timeouts and interrupts are the {@code CompletableFuture}'s, whose waiters
- * clean up after themselves.
+ * ending the task completes. This is correct without a lock: every step into the done states ({@code COMPLETING} and
+ * above) is a CAS, after which the ending thread reads the signal field; a waiter installs the signal by CAS, then
+ * reads the state. Both pairs are ordered (a CAS is a full fence), so at least one of the two sees the other's write:
+ * either the ending thread completes the signal, or the waiter sees the task done (or completing, for the
+ * nanoseconds it takes to store the outcome) and completes it itself; completing twice is harmless. A task nobody
+ * waits for never allocates a signal, and its final state is a plain release store. Timeouts and interrupts are the
+ * {@code CompletableFuture}'s, whose waiters clean up after themselves.
  */
 abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int NEW = 0;
@@ -52,12 +54,14 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int INTERRUPTED = 10;
 
     private static final VarHandle STATE;
+    private static final VarHandle OUTCOME;
     private static final VarHandle COMPLETION;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             STATE = lookup.findVarHandle(ScheduledTask.class, "state", int.class);
+            OUTCOME = lookup.findVarHandle(ScheduledTask.class, "outcome", Object.class);
             COMPLETION = lookup.findVarHandle(ScheduledTask.class, "completion", CompletableFuture.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -124,9 +128,25 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         }
     }
 
-    /** NEW to CLAIMED for the current thread, which runs the task next. @return false if the task was not NEW */
+    /**
+     * NEW to CLAIMED for the current thread, which runs the task next (through {@link #run()}, once its hooks have
+     * run). @return false if the task was not NEW
+     */
     final boolean claim() {
         return claimFrom(NEW);
+    }
+
+    /**
+     * NEW to RUNNING for the current thread, which calls {@link #runStarted()} next with nothing in between (no hooks,
+     * no decoration): one CAS per run instead of two. @return false if the task was not NEW
+     */
+    final boolean claimAndStart() {
+        if (!STATE.compareAndSet(this, NEW, RUNNING)) {
+            return false;
+        }
+        OUTCOME.setRelease(this, Thread.currentThread()); // cancel(true) waits for it: see interruptRunner
+        host.leftPending(this);
+        return true;
     }
 
     private boolean claimFrom(int s) {
@@ -141,8 +161,16 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     }
 
     private void runClaimed() {
-        if (!STATE.compareAndSet(this, CLAIMED, RUNNING)) {
-            return; // cancelled since the claim: the action never starts
+        if (STATE.compareAndSet(this, CLAIMED, RUNNING)) {
+            runStarted();
+        } // else cancelled since the claim: the action never starts
+    }
+
+    /** Runs the action of a task this thread moved to RUNNING, unless a cancel has won since. */
+    final void runStarted() {
+        if (state != RUNNING) {
+            awaitCancellationInterrupt(); // cancelled between the claim and now: the action never starts
+            return;
         }
         V result = null;
         Throwable failure = null;
@@ -204,7 +232,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             host.leftPending(this);
         }
         outcome = value;
-        state = finalState; // a volatile write, before finishCompletion reads the signal: see the class comment
+        STATE.setRelease(this, finalState); // the CAS to COMPLETING ordered the signal's read: see the class comment
         finishCompletion(finalState == EXCEPTIONAL ? (Throwable) value : null);
         return true;
     }
@@ -281,9 +309,9 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             if (s == RUNNING && mayInterruptIfRunning) {
                 if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
                     try {
-                        ((Thread) outcome).interrupt();
+                        interruptRunner();
                     } finally {
-                        state = INTERRUPTED;
+                        STATE.setRelease(this, INTERRUPTED);
                         host.cancelled(this, false);
                         finishCompletion(null);
                     }
@@ -295,6 +323,18 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
                 return true;
             }
         }
+    }
+
+    /**
+     * Interrupts the thread running the task. A task started by {@link #claimAndStart()} publishes its runner just
+     * after the CAS to RUNNING; wait out that short window.
+     */
+    private void interruptRunner() {
+        Object runner;
+        while (!((runner = OUTCOME.getAcquire(this)) instanceof Thread)) {
+            Thread.onSpinWait();
+        }
+        ((Thread) runner).interrupt();
     }
 
     /**
@@ -373,8 +413,13 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
                 signal = fresh;
             }
         }
-        if (state > COMPLETING) {
-            signal.complete(null); // ended before the signal existed, or at the same time: see the class comment
+        if (state >= COMPLETING) {
+            // Ended before the signal existed, or at the same time (see the class comment): complete it here, once
+            // the outcome is stored.
+            while (state == COMPLETING) {
+                Thread.yield();
+            }
+            signal.complete(null);
         }
         return signal;
     }

@@ -441,6 +441,30 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
 
     /** The core's way to the protected hooks, which a subclass may override. */
     private final class Hooks implements ExecutorHooks {
+        private final boolean runHooks = overrides("beforeExecute", Thread.class, Runnable.class)
+                || overrides("afterExecute", Runnable.class, Throwable.class);
+
+        /** @return whether a subclass between this executor's class and this one declares the method */
+        private boolean overrides(String name, Class<?>... parameterTypes) {
+            for (Class<?> c = TimingWheelExecutor.this.getClass(); c != TimingWheelExecutor.class;
+                    c = c.getSuperclass()) {
+                try {
+                    c.getDeclaredMethod(name, parameterTypes);
+                    return true;
+                } catch (NoSuchMethodException e) {
+                    // not declared here: look further up
+                } catch (SecurityException e) {
+                    return true; // cannot tell: call it, as the JDK does
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public boolean hasRunHooks() {
+            return runHooks;
+        }
+
         @Override
         public void beforeExecute(Thread thread, Runnable task) {
             TimingWheelExecutor.this.beforeExecute(thread, task);

@@ -105,66 +105,92 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * Takes the next task for {@code worker}, claiming it for the worker's thread, and blocks while there is none.
-     * Returns null when the worker must leave, having removed it from the pool under the same lock, so that a
-     * dispatch never counts on a worker that is leaving.
+     * Books the end of the worker's previous run, if any, then takes the next task for it, claiming it for the
+     * worker's thread, and blocks while there is none: one lock acquisition per task in the common case. Returns null
+     * when the worker must leave, having removed it from the pool under the same lock, so that a dispatch never counts
+     * on a worker that is leaving.
      */
-    private ScheduledTask<?> take(Worker worker) {
+    private ScheduledTask<?> take(Worker worker, boolean ranOne, boolean failedRun) {
+        boolean idleAfterShutdown;
         lock.lock();
         try {
-            boolean timedOut = false;
-            for (;;) {
-                if (terminated) {
-                    remove(worker);
-                    return null;
-                }
-                // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither
-                // started nor returned.
-                ScheduledTask<?> task = core.isStopped() ? null : due.pollFirst();
-                if (task != null) {
-                    active++;
-                    worker.claimed = core.mayRun(task) && task.claim();
-                    return task;
-                }
-                boolean timed = allowCoreThreadTimeOut || workerCount > corePoolSize;
-                if (timed && timedOut && (workerCount > 1 || !core.hasPendingTasks())) {
-                    remove(worker); // idle for the keep-alive time, and not needed
-                    return null;
-                }
-                idle++;
-                try {
-                    if (timed) {
-                        timedOut = workAvailable.awaitNanos(keepAliveNanos) <= 0;
-                    } else {
-                        workAvailable.awaitUninterruptibly();
-                    }
-                } catch (InterruptedException e) {
-                    timedOut = false; // shutdownNow interrupts everyone; an idle worker just looks again
-                } finally {
-                    idle--;
-                }
+            if (ranOne) {
+                finished(failedRun);
             }
+            ScheduledTask<?> task = poll(worker);
+            if (task != null || terminated) {
+                return task;
+            }
+            idleAfterShutdown = ranOne && active == 0 && core.isShutdown();
+            if (!idleAfterShutdown) {
+                return awaitTask(worker);
+            }
+        } finally {
+            lock.unlock();
+        }
+        core.dispatcherIdle(); // maybe that was the last work: outside the lock, no lock order spans pool and master
+        lock.lock();
+        try {
+            return awaitTask(worker);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Books the end of a run; if that left the pool idle after shutdown, lets the core decide on termination. */
+    /** Books the end of a run; the lock is held. */
     private void finished(boolean failedRun) {
-        boolean idleAfterShutdown;
-        lock.lock();
-        try {
-            active--;
-            completed++;
-            if (failedRun) {
-                failed++;
-            }
-            idleAfterShutdown = active == 0 && due.isEmpty() && core.isShutdown();
-        } finally {
-            lock.unlock();
+        active--;
+        completed++;
+        if (failedRun) {
+            failed++;
         }
-        if (idleAfterShutdown) {
-            core.dispatcherIdle(); // outside the lock: no lock order spans the pool and the master
+    }
+
+    /**
+     * Takes the next task without blocking, claimed for the worker, or returns null (and removes the worker if the
+     * pool has terminated); the lock is held.
+     */
+    private ScheduledTask<?> poll(Worker worker) {
+        if (terminated) {
+            remove(worker);
+            return null;
+        }
+        // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither started
+        // nor returned.
+        ScheduledTask<?> task = core.isStopped() ? null : due.pollFirst();
+        if (task != null) {
+            active++;
+            worker.direct = runsDirectly(task);
+            worker.claimed = core.mayRun(task) && claim(task, worker.direct);
+        }
+        return task;
+    }
+
+    /** Blocks until a task comes, the worker may retire, or the pool terminates; the lock is held. */
+    private ScheduledTask<?> awaitTask(Worker worker) {
+        boolean timedOut = false;
+        for (;;) {
+            ScheduledTask<?> task = poll(worker);
+            if (task != null || terminated) {
+                return task;
+            }
+            boolean timed = allowCoreThreadTimeOut || workerCount > corePoolSize;
+            if (timed && timedOut && (workerCount > 1 || !core.hasPendingTasks())) {
+                remove(worker); // idle for the keep-alive time, and not needed
+                return null;
+            }
+            idle++;
+            try {
+                if (timed) {
+                    timedOut = workAvailable.awaitNanos(keepAliveNanos) <= 0;
+                } else {
+                    workAvailable.awaitUninterruptibly();
+                }
+            } catch (InterruptedException e) {
+                timedOut = false; // shutdownNow interrupts everyone; an idle worker just looks again
+            } finally {
+                idle--;
+            }
         }
     }
 
@@ -265,11 +291,12 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
-    /** A worker's thread died of a hook's exception: replace it, unless the pool is done. */
+    /** A worker's thread died of a hook's exception, in a run: book the run, and replace it unless the pool is done. */
     private void died(Worker worker) {
         boolean replace;
         lock.lock();
         try {
+            finished(false);
             remove(worker);
             replace = !terminated;
         } finally {
@@ -482,6 +509,9 @@ final class WorkerPool extends Dispatcher {
         /** Whether the task that {@code take} returned last was claimed for this thread. */
         boolean claimed;
 
+        /** Whether it runs without hooks or decoration (see {@link Dispatcher#runsDirectly}). */
+        boolean direct;
+
         /** Run by this thread as it leaves, if it was the last one of a terminated pool. */
         Runnable onExit;
 
@@ -492,8 +522,12 @@ final class WorkerPool extends Dispatcher {
         public void run() {
             boolean died = true;
             try {
-                for (ScheduledTask<?> task; (task = take(this)) != null; ) {
-                    runOne(task);
+                boolean ranOne = false;
+                boolean failedRun = false;
+                for (ScheduledTask<?> task; (task = take(this, ranOne, failedRun)) != null; ) {
+                    ranOne = true;
+                    failedRun = false; // stays so if the run kills the thread; died() books that run
+                    failedRun = runOne(task);
                 }
                 died = false;
             } finally {
@@ -506,25 +540,23 @@ final class WorkerPool extends Dispatcher {
             }
         }
 
-        private void runOne(ScheduledTask<?> task) {
-            boolean failedRun = false;
-            try {
-                if (claimed) {
-                    // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the
-                    // executor is stopping, in which case it must.
-                    if (core.isStopped()) {
-                        thread.interrupt();
-                    } else {
-                        Thread.interrupted();
-                    }
-                    runBetweenHooks(task, thread, lateness);
-                    failedRun = task.isFailed();
-                } else if (task.isPending()) {
+        /** Runs a task that take() returned. @return whether the run failed */
+        private boolean runOne(ScheduledTask<?> task) {
+            if (!claimed) {
+                if (task.isPending()) {
                     task.cancel(false); // the shutdown policies forbid it to run
                 }
-            } finally {
-                finished(failedRun);
+                return false;
             }
+            // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the executor
+            // is stopping, in which case it must.
+            if (core.isStopped()) {
+                thread.interrupt();
+            } else {
+                Thread.interrupted();
+            }
+            runClaimed(task, direct, thread, lateness);
+            return task.isFailed();
         }
     }
 }

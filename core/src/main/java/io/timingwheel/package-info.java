@@ -5,8 +5,13 @@
  *
  * <h2>Design overview (read this first)</h2>
  *
- * <h3>Two layers</h3>
+ * <h3>A facade over two layers</h3>
  * <ol>
+ *   <li><b>The facade</b> ({@code TimingWheelExecutor}) is a {@code ScheduledThreadPoolExecutor}: it checks
+ *       arguments, builds the task objects, calls {@code decorateTask} and the rejection handler, and answers every
+ *       method of the JDK's class. It never uses the machinery it inherits from {@code ThreadPoolExecutor} (its queue,
+ *       workers and run state): every method that would touch it is overridden. It owns one
+ *       {@code ExecutorCore}.</li>
  *   <li><b>The wheel</b> ({@code TimingWheel}) is a plain single-threaded data structure: no locks, no threads, no
  *       clock. Level 0 has a power of two of one-tick slots; each higher level's slot spans a whole rotation of the
  *       level below. A task goes to the lowest level whose current rotation holds its deadline (one XOR and one
@@ -14,41 +19,82 @@
  *       Advancing moves due level-0 nodes out and cascades a higher slot down when time reaches it, so the work is
  *       what expires or cascades, never what is merely pending. Per-level occupancy bitmaps let it skip empty ticks
  *       and report the next deadline. It is tested alone with a fake time.</li>
- *   <li><b>The executor</b> ({@code TimingWheelExecutor}, {@code MasterLoop}, {@code WorkerPool}) is the
- *       concurrency shell around it.</li>
+ *   <li><b>The concurrency shell</b>: {@code ExecutorCore} (run state, termination, pending limit, hand-offs,
+ *       shutdown policies), {@code MasterLoop} (the thread that owns the wheel) and a {@code Dispatcher} where due
+ *       tasks run: the executor's own {@code WorkerPool}, or an {@code ExternalDispatcher} over a user's
+ *       {@link java.util.concurrent.Executor}.</li>
  * </ol>
+ * The channels between them are narrow and one-way where they can be: a task reaches its executor only through
+ * {@code TaskHost} (seven methods: the time, whether it may run, and what happened to it); the core reaches the facade
+ * only through {@code ExecutorHooks} ({@code beforeExecute}, {@code afterExecute}, {@code terminated}).
  *
  * <h3>The path of a task</h3>
  * <ol>
- *   <li>{@code schedule} (any thread) checks its arguments, allocates one object, the task
- *       ({@code ScheduledTask}: it is the returned future, the inbox message and the wheel node), and reads the
- *       clock. A delay of zero or less goes straight to the workers. Otherwise the task is offered to the master's
- *       inbox ({@code MpscChunkedQueue}: one atomic add and a store into an array slot, no lock; an array chunk per
+ *   <li>{@code schedule} (any thread) checks its arguments, allocates one object, the task ({@code ScheduledTask}: it
+ *       is the returned future, the inbox message and the wheel node), reads the clock and calls
+ *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
+ *       delay of zero or less goes straight to the dispatcher. Otherwise the task is offered to the master's inbox
+ *       ({@code MpscChunkedQueue}: one atomic add and a store into an array slot, no lock; an array chunk per
  *       thousand offers). Only if it is due before the time the master sleeps until does the producer unpark the
  *       master.</li>
- *   <li>The master thread ({@code MasterLoop}) drains the inbox into the wheel, applies cancellations (a cancelled
- *       task is unlinked at once and is garbage), advances the wheel to now, hands the due tasks to the workers in
- *       one batch, and parks until the wheel's next deadline: exactly that deadline, not the next tick, so tasks
- *       fire as close to their own deadline as parking allows. With nothing pending it parks without a timeout.</li>
- *   <li>A worker ({@code WorkerPool}) takes a due task and claims it with one CAS on its state; a {@code cancel}
- *       racing with it makes the same CAS, so exactly one of them wins. A periodic task computes its next deadline
- *       after its run and goes back through the inbox.</li>
+ *   <li>The master thread drains the inbox into the wheel, unlinks tasks that were cancelled while linked (a cancel
+ *       posts the task itself), advances the wheel to now, hands the due tasks to the dispatcher in one batch, and
+ *       parks until the wheel's next deadline: exactly that deadline, not the next tick, so tasks fire as close to
+ *       their own deadline as parking allows. With nothing pending it parks without a timeout.</li>
+ *   <li>A worker takes a due task and claims it with one CAS on its state ({@code NEW} to {@code CLAIMED}); a
+ *       {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so exactly one of them
+ *       wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask} made of it), and
+ *       calls {@code afterExecute}. A periodic task computes its next deadline after its run and goes back through
+ *       the inbox.</li>
  * </ol>
  *
  * <h3>Who owns what</h3>
  * <ul>
- *   <li>The wheel, the wheel links of every task ({@code next}/{@code prev} once drained) and the master's batch:
- *       the master thread alone.</li>
- *   <li>A task's state, outcome and waiters: shared, changed by CAS (see {@code ScheduledTask}).</li>
- *   <li>The queue of due tasks, the worker set and the counts: the pool's lock.</li>
- *   <li>The run state (RUNNING, SHUTDOWN, STOP, TERMINATED): one volatile int on the executor; the master decides
- *       termination, when the wheel, the inbox and the workers are all empty.</li>
+ *   <li>The wheel and the wheel links of every task ({@code next}/{@code prev}): the master thread alone. The links
+ *       serve the wheel only; the inbox, the due batch and the workers' queue hold references of their own.</li>
+ *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
+ *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
+ *   <li>The workers' queue of due tasks, the worker set and the counts: the pool's lock.</li>
+ *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in the core; it only grows.</li>
  * </ul>
+ *
+ * <h3>Shutdown and termination</h3>
+ * {@code shutdown()} moves to SHUTDOWN and applies the two policies at once to every task that has not started,
+ * wherever it waits (inbox, wheel, workers' queue, external executor): what they do not keep is cancelled.
+ * {@code shutdownNow()} moves to STOP and takes every unstarted task out of the inbox, the wheel and the dispatcher in
+ * one step on the master thread, marking each {@code RETURNED} by CAS, so a task is either claimed by a worker or
+ * returned, never both and never neither; then it interrupts the running tasks. Termination is decided on the master
+ * thread (or, if no master was ever started, under the core's lock) when the wheel and inbox are empty and the
+ * dispatcher is idle: the core moves to TIDYING, the workers leave, {@code terminated()} runs (on the last worker to leave, or at once if
+ * none is left),
+ * and TERMINATED follows. A producer that raced with termination and finds TIDYING after publishing its task cancels
+ * it itself, so nothing accepted is ever lost. An executor that never started a thread terminates inside
+ * {@code shutdown()}.
+ *
+ * <h3>Rejection</h3>
+ * A task is rejected when the executor is shut down, when the pending limit is reached (the limit counts tasks in
+ * state {@code NEW}, reserved by CAS before a task is published), or when no master thread can be started. The task is
+ * marked {@code REJECTED} and handed, as the user would have held it, to the handler with the executor itself; the
+ * JDK's four policies work unchanged. {@code execute} accepts a rejected task that a handler hands back again with its
+ * own deadline, and a rejected task run by its handler waits for its deadline first: never early.
+ *
+ * <h3>The external executor</h3>
+ * With {@code Builder.workerExecutor} due tasks run on a user's executor (virtual threads, say). A task handed over
+ * waits there until a thread of that executor claims it, the same CAS that {@code shutdownNow} races with; a thread
+ * that finds the executor stopping leaves its task for {@code shutdownNow} to return. The pool settings are only
+ * remembered then.
  *
  * <h3>Why it is O(1)</h3>
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every
  * producer and worker contends for that lock. Here a schedule is an allocation and an atomic add; the master does
  * the O(1) wheel insertion; a cancel is a CAS, plus posting the task to the master if it is in the wheel; the
  * master's work per turn is proportional to what it drains and what expires.
+ *
+ * <h3>What it is built for, and what it gives up</h3>
+ * Many timers that mostly never fire (timeouts, leases, retries) and are cancelled by other threads than the ones
+ * that set them. It gives up the JDK's synchronous heap: a task scheduled with a delay reaches the wheel a moment
+ * later, on the master thread, which costs the master's wake-up on the rare schedule that is due sooner than anything
+ * else; and a due task takes two hand-offs (master, then worker), so the lateness of a single task is a few tens of
+ * microseconds more than the JDK's in the best case.
  */
 package io.timingwheel;

@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       that run never starts. The JDK lets {@code cancel} return true for a task that is already running (its body
  *       may not have reached its first instruction yet), so after any successful cancel at most one run, the one
  *       that may already have been claimed, may still start; and none at all when the cancel finished before the
- *       run's earliest start (then no run can have been claimed, see {@link #cancel}).</li>
+ *       run's earliest start (then no run can have been claimed, see {@link #cancel}). A run counts as started after
+ *       the cancel only if its body sees so: the checker sets a volatile flag once {@code cancel} has returned true,
+ *       and the body reads it first, so "after" is a happens-before edge, not a guess from counts taken around the
+ *       call (a run may start, even several of a fast periodic task, between such a count and the call itself).</li>
  *   <li><b>Never early.</b> No run starts before its deadline: {@code initialDelay + n * period} after the schedule
  *       call for fixed rate, {@code delay} after the previous run ended for fixed delay.</li>
  *   <li><b>No overlap.</b> No two runs of one periodic task overlap.</li>
@@ -175,8 +178,8 @@ final class InvariantChecker {
     }
 
     /**
-     * Cancels an accepted task and records what the executor answered. The task's earliest next start, its run
-     * count and whether a run is in progress are read, in this order, before the call, and the clock after it: if no
+     * Cancels an accepted task and records what the executor answered. The task's earliest next start and whether a
+     * run is in progress are read, in this order, before the call, and the clock after it: if no
      * run was in progress and the call returned before the earliest next start, no run can have been claimed when
      * the cancel won, so no run may start any more (the executor's deadline is never before that earliest start, and
      * a run starting earlier is reported as early).
@@ -185,17 +188,17 @@ final class InvariantChecker {
      */
     boolean cancel(Tracked t, boolean mayInterruptIfRunning) {
         long earliest = t.earliest;
-        int startsBefore = t.starts.get();
         int inBody = t.inBody.get();
         cancelCalls.increment();
         boolean won = t.future.cancel(mayInterruptIfRunning);
         long returnedAt = System.nanoTime();
         if (won) {
             cancelsThatWon.increment();
-            CancelRecord r = new CancelRecord(startsBefore, inBody == 0 && returnedAt - earliest < 0, returnedAt);
+            CancelRecord r = new CancelRecord(inBody == 0 && returnedAt - earliest < 0, returnedAt);
             if (!t.cancel.compareAndSet(null, r)) {
                 violation(t + ": a second cancel returned true");
             }
+            t.cancelReturnedTrue = true; // from here on, a body that starts sees that it started after the cancel
         }
         return won;
     }
@@ -277,9 +280,10 @@ final class InvariantChecker {
         }
         CancelRecord c = t.cancel.get();
         if (c != null) {
-            int allowed = c.startsBefore + (c.beforeAnyClaim ? 0 : 1);
-            if (starts > allowed) {
-                violation(t + ": " + (starts - c.startsBefore) + " run(s) started after a cancel that returned true"
+            int allowed = c.beforeAnyClaim ? 0 : 1;
+            int after = t.startsAfterCancel.get();
+            if (after > allowed) {
+                violation(t + ": " + after + " run(s) started after a cancel that returned true"
                         + (c.beforeAnyClaim ? " before the run's earliest start" : ""));
             }
             if (!cancelled) {
@@ -347,12 +351,10 @@ final class InvariantChecker {
 
     /** What a successful cancel saw before it was called. */
     private static final class CancelRecord {
-        final int startsBefore;
         final boolean beforeAnyClaim;
         final long returnedAt;
 
-        CancelRecord(int startsBefore, boolean beforeAnyClaim, long returnedAt) {
-            this.startsBefore = startsBefore;
+        CancelRecord(boolean beforeAnyClaim, long returnedAt) {
             this.beforeAnyClaim = beforeAnyClaim;
             this.returnedAt = returnedAt;
         }
@@ -391,6 +393,10 @@ final class InvariantChecker {
         final AtomicInteger starts = new AtomicInteger();
         final AtomicInteger inBody = new AtomicInteger();
         final AtomicReference<CancelRecord> cancel = new AtomicReference<>();
+        /** Set once a {@code cancel} of this task has returned true. */
+        volatile boolean cancelReturnedTrue;
+        /** Runs whose body saw {@link #cancelReturnedTrue} as it started: provably started after the cancel. */
+        final AtomicInteger startsAfterCancel = new AtomicInteger();
 
         private Tracked(Kind kind, long initialNanos, long periodNanos, long bodyNanos, int failAtRun) {
             this.kind = kind;
@@ -409,6 +415,9 @@ final class InvariantChecker {
 
         @Override
         public void run() {
+            if (cancelReturnedTrue) {
+                startsAfterCancel.incrementAndGet();
+            }
             long start = System.nanoTime();
             if (inBody.incrementAndGet() > 1) {
                 violation(this + ": two runs overlap");
