@@ -16,12 +16,18 @@ import java.util.function.Predicate;
  * starts: the claim is a CAS on the task's state, and so is {@code shutdownNow}'s return of a task, so exactly one of
  * them wins and a task is either started or returned, never both and never neither. A thread that finds the executor
  * stopping leaves its task where it is, for {@code shutdownNow} to return or, if it came later, for the terminating
- * master to cancel. If the executor refuses a task, the task fails with that exception.
+ * master to cancel; so termination waits for the tasks, never for the executor's threads (one that never comes, after
+ * its executor was shut down, holds nothing up). If the executor refuses a task, the task fails with that exception.
  *
- * <p>The pool settings are kept for the getters only: the given executor owns its threads.
+ * <p>A small lock makes three steps atomic with the termination decision: a task entering {@code waiting}, a thread
+ * becoming active, and the decision itself. It is taken once per hand-over and once per run, never held while a task
+ * runs. The pool settings are kept for the getters only: the given executor owns its threads.
  */
 final class ExternalDispatcher extends Dispatcher {
     private final Executor executor;
+
+    /** Guards {@code active}, {@code terminated}, and the additions to {@code waiting}. */
+    private final Object lock = new Object();
 
     /** Handed over and not yet claimed. */
     private final Set<ScheduledTask<?>> waiting = ConcurrentHashMap.newKeySet();
@@ -29,13 +35,16 @@ final class ExternalDispatcher extends Dispatcher {
     /** Threads of the executor running a task of ours now. */
     private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
 
-    /** Handed over and not yet finished with: the termination decision waits for 0. */
-    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Threads between their admission and the end of their task's run; guarded by {@code lock}. */
+    private int active;
+
+    /** Guarded by {@code lock}. */
+    private boolean terminated;
+
     private final AtomicInteger largest = new AtomicInteger();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LatenessHistogram lateness = new LatenessHistogram();
-    private volatile boolean terminated;
 
     ExternalDispatcher(ExecutorCore core, int corePoolSize, Executor executor) {
         super(core, corePoolSize);
@@ -44,19 +53,21 @@ final class ExternalDispatcher extends Dispatcher {
 
     @Override
     void dispatch(ScheduledTask<?> task) {
-        if (terminated) {
-            task.cancel(false);
+        boolean handedOver;
+        synchronized (lock) {
+            handedOver = !terminated && waiting.add(task);
+        }
+        if (!handedOver) {
+            task.cancel(false); // terminated: a straggler that raced with termination
             return;
         }
-        inFlight.incrementAndGet();
-        waiting.add(task);
         try {
             executor.execute(() -> runHandedOver(task));
         } catch (Throwable refused) {
             if (waiting.remove(task)) {
                 task.failUnstarted(refused);
             }
-            finished();
+            idleCheck();
         }
     }
 
@@ -70,43 +81,50 @@ final class ExternalDispatcher extends Dispatcher {
     private void runHandedOver(ScheduledTask<?> task) {
         int runState = core.runState();
         if (runState >= ExecutorCore.STOP) {
-            finished(); // leave it to shutdownNow, or to the master's sweep of stragglers
-            return;
+            return; // leave it to shutdownNow, or to the master's sweep of stragglers
         }
-        boolean claimed = false;
-        boolean direct = runsDirectly(task);
-        if (!core.canRun(task, runState)) {
-            task.cancelIfPending(); // the shutdown policies forbid it to run
-        } else {
-            claimed = claim(task, direct); // fails if it was cancelled, or returned by shutdownNow, meanwhile
-        }
-        waiting.remove(task);
-        if (!claimed) {
-            finished();
-            return;
+        synchronized (lock) {
+            if (terminated) {
+                return;
+            }
+            active++;
         }
         Thread me = Thread.currentThread();
-        runners.add(me);
-        largest.accumulateAndGet(runners.size(), Math::max);
         boolean failedRun = false;
         try {
-            if (core.isStopped()) {
-                me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
+            boolean direct = runsDirectly(task);
+            boolean claimed = false;
+            if (!core.canRun(task, runState)) {
+                task.cancelIfPending(); // the shutdown policies forbid it to run
+            } else {
+                claimed = claim(task, direct); // fails if it was cancelled, or returned by shutdownNow, meanwhile
             }
-            runClaimed(task, direct, me, lateness);
-            failedRun = task.isFailed();
+            waiting.remove(task);
+            if (claimed) {
+                runners.add(me);
+                largest.accumulateAndGet(runners.size(), Math::max);
+                if (core.isStopped()) {
+                    me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
+                }
+                runClaimed(task, direct, me, lateness);
+                failedRun = task.isFailed();
+                completed.increment();
+            }
         } finally {
-            runners.remove(me);
-            completed.increment();
             if (failedRun) {
                 failed.increment();
             }
-            finished();
+            runners.remove(me);
+            synchronized (lock) {
+                active--;
+            }
+            idleCheck();
         }
     }
 
-    private void finished() {
-        if (inFlight.decrementAndGet() == 0 && core.isShutdown()) {
+    /** After shutdown, lets the core decide on termination once nothing waits or runs here. */
+    private void idleCheck() {
+        if (core.isShutdown() && isQuiescent()) {
             core.dispatcherIdle();
         }
     }
@@ -172,7 +190,9 @@ final class ExternalDispatcher extends Dispatcher {
 
     @Override
     boolean isQuiescent() {
-        return inFlight.get() == 0;
+        synchronized (lock) {
+            return active == 0 && waiting.isEmpty();
+        }
     }
 
     @Override
@@ -223,14 +243,16 @@ final class ExternalDispatcher extends Dispatcher {
 
     @Override
     boolean tryTerminate(Runnable whenThreadsGone) {
-        if (terminated) {
-            return true;
+        synchronized (lock) {
+            if (terminated) {
+                return true;
+            }
+            if (active != 0 || !waiting.isEmpty()) {
+                return false;
+            }
+            terminated = true;
         }
-        if (inFlight.get() != 0) {
-            return false;
-        }
-        terminated = true;
-        whenThreadsGone.run();
+        whenThreadsGone.run(); // the threads are the executor's own business: none of ours is left
         return true;
     }
 }

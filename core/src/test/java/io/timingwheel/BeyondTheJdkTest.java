@@ -27,6 +27,8 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** What the executor offers beyond the JDK's: statistics, failure handler, catch-up policy, views, JFR events. */
 class BeyondTheJdkTest {
@@ -115,10 +117,17 @@ class BeyondTheJdkTest {
         assertTrue(executor.awaitTermination(TIMEOUT, SECONDS));
     }
 
-    /** A failure handler that throws is reported and does not stop the executor. */
-    @Test
-    void throwingFailureHandlerIsContained() throws Exception {
+    /**
+     * A failure handler that throws (an exception or an Error) is reported; the failed task has ended all the same,
+     * and the executor keeps serving on the same worker.
+     */
+    @ParameterizedTest(name = "the handler throws an Error: {0}")
+    @ValueSource(booleans = {false, true})
+    void throwingFailureHandlerIsContained(boolean error) throws Exception {
         TimingWheelExecutor executor = TimingWheelExecutor.builder().taskFailureHandler((f, t) -> {
+            if (error) {
+                throw new AssertionError("handler");
+            }
             throw new IllegalStateException("handler");
         }).threadFactory(r -> {
             Thread t = new Thread(r);
@@ -258,6 +267,37 @@ class BeyondTheJdkTest {
         assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("io.timingwheel.Rejection")));
         assertThrows(IllegalArgumentException.class,
                 () -> TimingWheelExecutor.builder().flightRecorderEvents(-1, MILLISECONDS));
+    }
+
+    /**
+     * On a runtime without the jdk.jfr module (here: --limit-modules java.base, on the class path and with the named
+     * module on the module path), build() with Flight Recorder events throws IllegalStateException naming the module,
+     * instead of a NoClassDefFoundError in a worker that would leave a task unfinished; without events the executor
+     * works there.
+     */
+    @Test
+    void flightRecorderEventsNeedTheJfrModule() throws Exception {
+        String classes = location(TimingWheelExecutor.class);
+        String testClasses = location(io.timingwheel.nojfr.NoJfrMain.class);
+        String main = io.timingwheel.nojfr.NoJfrMain.class.getName();
+        String classPath = classes + java.io.File.pathSeparator + testClasses;
+        for (List<String> layout : List.of(
+                List.of("-cp", classPath, main),
+                List.of("--module-path", classes, "--add-modules", "io.timingwheel", "-cp", testClasses, main))) {
+            List<String> command = new java.util.ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--limit-modules", "java.base"));
+            command.addAll(layout);
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, SECONDS), "the child JVM ended");
+            assertEquals(0, p.exitValue(), () -> layout + ":\n" + output);
+            assertTrue(output.contains("refused: flightRecorderEvents needs the jdk.jfr module"), output);
+            assertTrue(output.contains("without events it works: 42"), output);
+        }
+    }
+
+    private static String location(Class<?> c) throws Exception {
+        return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     }
 
     /** The builder refuses nulls for the new settings. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -114,6 +115,65 @@ class ShutdownTest extends TckTestCase {
             assertEquals(0, ran.getCount());
             assertTrue(delayed.isDone());
             assertFalse(delayed.isCancelled());
+        }
+    }
+
+    /**
+     * shutdown() of an executor that has never run anything terminates it before returning: isTerminated() and
+     * awaitTermination(0) say so at once, every time (the JDK's does so when it has no thread).
+     */
+    @ForEachExecutor
+    void shutdownOfAFreshExecutorTerminatesAtOnce(SchedulerFactory f) throws Exception {
+        for (int i = 0; i < 200; i++) {
+            try (ManagedScheduler s = f.create()) {
+                ScheduledExecutorService e = s.executor();
+                e.shutdown();
+                assertTrue(e.isTerminated(), "iteration " + i + ": not terminated right after shutdown(): " + e);
+                assertTrue(e.awaitTermination(0, MILLISECONDS), "iteration " + i);
+                assertFalse(s.isTerminating(), "iteration " + i);
+            }
+            try (ManagedScheduler s = f.create()) {
+                assertTrue(s.executor().shutdownNow().isEmpty());
+                assertTrue(s.executor().isTerminated(), "iteration " + i + ": not terminated after shutdownNow()");
+            }
+        }
+    }
+
+    /**
+     * shutdown() cancels at once, with the default policies, a periodic task that is due but waits for the one busy
+     * worker (it no longer shows in getQueue()), and keeps a one-shot task that waits in the same way, as the JDK
+     * does. The external-executor configuration is left out: its cached pool never makes a task wait for a worker
+     * (TimingWheelOnlyTest covers tasks waiting in an external executor).
+     */
+    @ForEachExecutor
+    void shutdownCancelsAPeriodicTaskThatWaitsForABusyWorker(SchedulerFactory f) throws Exception {
+        assumeTrue(f != TimingWheelFactories.EXTERNAL_EXECUTOR, "a cached pool has no busy worker to wait for");
+        try (ManagedScheduler s = f.create(1)) {
+            ScheduledExecutorService e = s.executor();
+            CountDownLatch blockerStarted = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            s.releaseOnClose(release);
+            e.execute(task(() -> {
+                blockerStarted.countDown();
+                await(release);
+            }));
+            await(blockerStarted);
+            AtomicInteger periodicRuns = new AtomicInteger();
+            ScheduledFuture<?> dueNow = e.scheduleAtFixedRate(periodicRuns::incrementAndGet, 0, 1, MILLISECONDS);
+            ScheduledFuture<?> dueSoon = e.scheduleWithFixedDelay(periodicRuns::incrementAndGet, 1, 1, MILLISECONDS);
+            CountDownLatch oneShotRan = new CountDownLatch(1);
+            ScheduledFuture<?> oneShot = e.schedule(countDowner(oneShotRan), 1, MILLISECONDS);
+            eventually().until(() -> dueSoon.getDelay(MILLISECONDS) <= 0 && oneShot.getDelay(MILLISECONDS) <= 0);
+            e.shutdown();
+            assertTrue(dueNow.isCancelled(), "cancelled by shutdown() itself");
+            assertTrue(dueSoon.isCancelled(), "cancelled by shutdown() itself");
+            assertFalse(s.getQueue().contains(dueNow));
+            assertFalse(s.getQueue().contains(dueSoon));
+            assertFalse(oneShot.isDone(), "a one-shot task due already is kept");
+            release.countDown();
+            await(oneShotRan);
+            assertTrue(e.awaitTermination(LONG_DELAY_MS, MILLISECONDS));
+            assertEquals(0, periodicRuns.get());
         }
     }
 

@@ -10,11 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.testing.NullPointerTester;
 import io.timingwheel.TimingWheelExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -179,6 +185,111 @@ class TimingWheelOnlyTest extends TckTestCase {
             assertTrue(e.getQueue().size() <= 2);
         } finally {
             stop(e);
+        }
+    }
+
+    /**
+     * With the default AbortPolicy, a task rejected because the pending-task limit is reached gets a message that
+     * names the limit and its value, so an operator can tell overload from shutdown; a rejection after shutdown keeps
+     * the JDK's message.
+     */
+    @Test
+    void pendingLimitRejectionSaysSo() throws Exception {
+        ScheduledFuture<?>[] pending = new ScheduledFuture<?>[2];
+        TimingWheelExecutor e = full(new ThreadPoolExecutor.AbortPolicy(), pending);
+        try {
+            RejectedExecutionException full = assertThrows(RejectedExecutionException.class,
+                    () -> e.schedule(NOOP, 1, HOURS));
+            assertTrue(full.getMessage().contains("the pending-task limit of 2 is reached"), full.getMessage());
+            e.shutdown();
+            RejectedExecutionException shut = assertThrows(RejectedExecutionException.class, () -> e.execute(NOOP));
+            assertTrue(shut.getMessage().matches("Task .* rejected from .*"), shut.getMessage());
+            assertFalse(shut.getMessage().contains("limit"), shut.getMessage());
+        } finally {
+            stop(e);
+        }
+    }
+
+    /**
+     * Tasks handed to an external executor that has not started them are tasks that wait, like those in the wheel:
+     * shutdown() cancels the periodic ones among them at once (they leave getQueue()), keeps the one-shot ones, and a
+     * thread of that executor that comes to a cancelled task later does nothing.
+     */
+    @Test
+    void shutdownAppliesThePoliciesToTasksWaitingInAnExternalExecutor() throws Exception {
+        ManualExecutor threads = new ManualExecutor();
+        TimingWheelExecutor e = TimingWheelExecutor.builder().workerExecutor(threads).build();
+        try {
+            AtomicInteger periodicRuns = new AtomicInteger();
+            ScheduledFuture<?> periodic = e.scheduleAtFixedRate(periodicRuns::incrementAndGet, 0, 1, MILLISECONDS);
+            CountDownLatch oneShotRan = new CountDownLatch(1);
+            Future<?> oneShot = e.submit(countDowner(oneShotRan));
+            assertEquals(2, threads.waiting());
+            assertEquals(2, e.getQueue().size());
+            e.shutdown();
+            assertTrue(periodic.isCancelled(), "cancelled by shutdown() itself");
+            assertFalse(oneShot.isDone());
+            assertEquals(List.of(oneShot), List.copyOf(e.getQueue()));
+            threads.runAll();
+            await(oneShotRan);
+            assertTrue(e.awaitTermination(LONG_DELAY_MS, MILLISECONDS));
+            assertEquals(0, periodicRuns.get());
+        } finally {
+            stop(e);
+        }
+    }
+
+    /**
+     * shutdownNow() on an executor that runs its tasks on an external executor returns exactly the tasks that no
+     * thread of it has started, uncancelled, and a thread that comes to one of them later leaves it alone.
+     */
+    @Test
+    void shutdownNowReturnsTheTasksAnExternalExecutorHasNotStarted() throws Exception {
+        ManualExecutor threads = new ManualExecutor();
+        TimingWheelExecutor e = TimingWheelExecutor.builder().workerExecutor(threads).build();
+        try {
+            AtomicInteger runs = new AtomicInteger();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                futures.add(e.submit(runs::incrementAndGet));
+            }
+            threads.runNext(); // the first one starts and ends
+            assertTrue(futures.get(0).isDone());
+            List<Runnable> returned = e.shutdownNow();
+            assertEquals(3, returned.size());
+            assertTrue(returned.containsAll(futures.subList(1, 4)), "returned " + returned);
+            assertTrue(e.isTerminated(), "nothing runs, nothing waits: terminated, whatever the external threads do");
+            threads.runAll(); // the executor's threads come to them after all
+            assertEquals(1, runs.get());
+            for (Future<?> f : futures.subList(1, 4)) {
+                assertFalse(f.isDone(), "returned tasks are left as they were, as the JDK leaves them");
+            }
+        } finally {
+            stop(e);
+        }
+    }
+
+    /** An {@link Executor} whose "threads" are the test's own calls: it only queues what it is given. */
+    private static final class ManualExecutor implements Executor {
+        private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void execute(Runnable command) {
+            queue.add(command);
+        }
+
+        int waiting() {
+            return queue.size();
+        }
+
+        void runNext() {
+            queue.remove().run();
+        }
+
+        void runAll() {
+            for (Runnable r; (r = queue.poll()) != null; ) {
+                r.run();
+            }
         }
     }
 }
