@@ -57,7 +57,8 @@ final class MasterLoop implements Runnable {
     private final ExecutorCore core;
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
-    private final MpscChunkedQueue<ScheduledTask<?>> inbox = new MpscChunkedQueue<>();
+    private final StripedInbox<ScheduledTask<?>> inbox =
+            new StripedInbox<>(Runtime.getRuntime().availableProcessors());
     private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final long lazyWakeNanos;
 

@@ -54,13 +54,27 @@ final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
                 SLOT.setRelease(chunk.slots, index, node);
                 return;
             }
-            chunk = nextChunk(chunk);
+            chunk = nextChunk(chunk, index == CHUNK_SIZE);
         }
     }
 
-    /** The chunk after a full one, appended by whichever producer gets there first; also moves the tail on. */
-    private Chunk nextChunk(Chunk full) {
+    /**
+     * Spins a producer makes, waiting for the one that filled a chunk to append the next, before it allocates one
+     * itself: about a microsecond, the time an allocation of a chunk takes.
+     */
+    private static final int APPEND_SPINS = 256;
+
+    /**
+     * The chunk after a full one; also moves the tail on. The producer whose claim was the first past the end appends
+     * it; the others wait for that a moment, so that a crowd of producers arriving at a full chunk does not allocate a
+     * chunk each to throw all but one away. If the appender is slow (preempted), they append themselves: lock-free.
+     */
+    private Chunk nextChunk(Chunk full, boolean appender) {
         Chunk next = full.next;
+        for (int spins = appender ? 0 : APPEND_SPINS; next == null && spins > 0; spins--) {
+            Thread.onSpinWait();
+            next = full.next;
+        }
         if (next == null) {
             Chunk fresh = new Chunk();
             next = (Chunk) NEXT.compareAndExchange(full, (Chunk) null, fresh);

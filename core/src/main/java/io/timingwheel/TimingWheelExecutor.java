@@ -507,19 +507,32 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         return core.shutdownNow();
     }
 
-    /** @return true once {@link #shutdown()} or {@link #shutdownNow()} has been called */
+    /**
+     * Returns whether {@link #shutdown()} or {@link #shutdownNow()} has been called.
+     *
+     * @return true once shut down
+     */
     @Override
     public boolean isShutdown() {
         return core.isShutdown();
     }
 
-    /** @return true if the executor is shutting down but has not terminated yet */
+    /**
+     * Returns whether the executor is shutting down but has not terminated yet, as the JDK's.
+     *
+     * @return true between shutdown and termination
+     */
     @Override
     public boolean isTerminating() {
         return core.isTerminating();
     }
 
-    /** @return true once every accepted task has ended and the executor's threads have left */
+    /**
+     * Returns whether the executor has terminated: every accepted task has ended (run, cancelled or returned by
+     * {@link #shutdownNow()}) and its threads have left.
+     *
+     * @return true once terminated
+     */
     @Override
     public boolean isTerminated() {
         return core.isTerminated();
@@ -577,7 +590,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         core.setContinueExistingPeriodicTasksAfterShutdownPolicy(value);
     }
 
-    /** @return whether periodic tasks continue after {@link #shutdown()}; default false */
+    /**
+     * Returns whether periodic tasks continue after {@link #shutdown()}; default false, as in the JDK.
+     *
+     * @return the policy
+     */
     @Override
     public boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
         return core.getContinueExistingPeriodicTasksAfterShutdownPolicy();
@@ -594,7 +611,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         core.setExecuteExistingDelayedTasksAfterShutdownPolicy(value);
     }
 
-    /** @return whether delayed one-shot tasks still run after {@link #shutdown()}; default true */
+    /**
+     * Returns whether delayed one-shot tasks still run after {@link #shutdown()}; default true, as in the JDK.
+     *
+     * @return the policy
+     */
     @Override
     public boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
         return core.getExecuteExistingDelayedTasksAfterShutdownPolicy();
@@ -611,7 +632,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         super.setRemoveOnCancelPolicy(value);
     }
 
-    /** @return the value last given to {@link #setRemoveOnCancelPolicy}; cancelled tasks are released either way */
+    /**
+     * Returns the value last given to {@link #setRemoveOnCancelPolicy}. Unlike the JDK's, this executor releases
+     * cancelled tasks at once either way.
+     *
+     * @return the remembered value; default false
+     */
     @Override
     public boolean getRemoveOnCancelPolicy() {
         return super.getRemoveOnCancelPolicy();
@@ -619,7 +645,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
 
     // -- pool management --------------------------------------------------------------------------------------------
 
-    /** @return the core pool size: the number of worker threads kept (0 is kept as given; one worker still runs) */
+    /**
+     * Returns the core pool size: the number of worker threads kept, as set (0 is kept as given; one worker still
+     * runs tasks, as in the JDK).
+     *
+     * @return the core pool size
+     */
     @Override
     public int getCorePoolSize() {
         return core.dispatcher.corePoolSize;
@@ -668,7 +699,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         return started;
     }
 
-    /** @return the maximum pool size, as set: it has no effect, as in {@link ScheduledThreadPoolExecutor} */
+    /**
+     * Returns the maximum pool size, as set; it has no effect, as in {@link ScheduledThreadPoolExecutor}.
+     *
+     * @return the maximum pool size; {@code Integer.MAX_VALUE} by default
+     */
     @Override
     public int getMaximumPoolSize() {
         return core.dispatcher.maximumPoolSize;
@@ -690,9 +725,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     }
 
     /**
+     * Returns how long a worker beyond the core size (or any worker, with core thread time-out) may stay idle before
+     * it leaves; 10 ms by default, as in {@link ScheduledThreadPoolExecutor}.
+     *
      * @param unit the unit of the result
-     * @return how long a worker beyond the core size (or any worker, with core thread time-out) may stay idle before it
-     *     leaves; 10 ms by default, as in {@link ScheduledThreadPoolExecutor}
+     * @return the keep-alive time in {@code unit}
      */
     @Override
     public long getKeepAliveTime(TimeUnit unit) {
@@ -719,7 +756,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         core.dispatcher.poolSettingsChanged(getCorePoolSize());
     }
 
-    /** @return whether core threads leave after the keep-alive time without work; default false */
+    /**
+     * Returns whether core threads leave after the keep-alive time without work; default false.
+     *
+     * @return the policy
+     */
     @Override
     public boolean allowsCoreThreadTimeOut() {
         return core.dispatcher.allowCoreThreadTimeOut;
@@ -741,29 +782,41 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     }
 
     /**
-     * @return the number of worker threads alive now (with a {@link Builder#workerExecutor}: the threads of that
-     *     executor running a task of ours)
+     * Returns the number of worker threads alive now; with a {@link Builder#workerExecutor}, the threads of that
+     * executor running a task of ours.
+     *
+     * @return the pool size
      */
     @Override
     public int getPoolSize() {
         return core.dispatcher.poolSize();
     }
 
-    /** @return the largest number of worker threads that have been alive at once */
+    /**
+     * Returns the largest number of worker threads that have been alive at once.
+     *
+     * @return the largest pool size
+     */
     @Override
     public int getLargestPoolSize() {
         return core.dispatcher.largestPoolSize();
     }
 
-    /** @return the approximate number of threads running a task now */
+    /**
+     * Returns the approximate number of threads running a task now.
+     *
+     * @return the active threads
+     */
     @Override
     public int getActiveCount() {
         return core.dispatcher.activeCount();
     }
 
     /**
-     * @return the approximate number of runs ever scheduled: completed runs, running tasks and pending tasks, as
-     *     {@link ThreadPoolExecutor#getTaskCount()} counts them
+     * Returns the approximate number of runs ever scheduled: completed runs, running tasks and pending tasks, as
+     * {@link ThreadPoolExecutor#getTaskCount()} counts them.
+     *
+     * @return the task count
      */
     @Override
     public long getTaskCount() {
@@ -771,7 +824,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         return d.completedCount() + d.activeCount() + core.pendingTaskCount();
     }
 
-    /** @return the approximate number of runs that have completed (each run of a periodic task counts) */
+    /**
+     * Returns the approximate number of runs that have completed (each run of a periodic task counts), as the JDK
+     * counts them.
+     *
+     * @return the completed runs
+     */
     @Override
     public long getCompletedTaskCount() {
         return core.dispatcher.completedCount();
@@ -808,7 +866,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         core.purge();
     }
 
-    /** @return the factory that makes worker threads */
+    /**
+     * Returns the factory that makes worker threads.
+     *
+     * @return the thread factory
+     */
     @Override
     public ThreadFactory getThreadFactory() {
         return core.threadFactory();
@@ -825,7 +887,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         core.setThreadFactory(Objects.requireNonNull(threadFactory, "threadFactory"));
     }
 
-    /** @return the handler called for rejected tasks */
+    /**
+     * Returns the handler called for rejected tasks.
+     *
+     * @return the rejection handler
+     */
     @Override
     public RejectedExecutionHandler getRejectedExecutionHandler() {
         return super.getRejectedExecutionHandler();
@@ -856,7 +922,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         return core.statistics();
     }
 
-    /** @return the state and counts, in the form of {@link ThreadPoolExecutor#toString()} */
+    /**
+     * Returns the run state and the counts, in the form of {@link ThreadPoolExecutor#toString()}: state, pool size,
+     * active threads, queued (pending) tasks, completed tasks.
+     *
+     * @return the state and counts
+     */
     @Override
     public String toString() {
         String state = core.isTerminated() ? "Terminated" : core.isShutdown() ? "Shutting down" : "Running";

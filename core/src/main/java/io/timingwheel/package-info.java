@@ -34,8 +34,9 @@
  *       is the returned future, the inbox message and the wheel node), reads the clock and calls
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
  *       delay of zero or less goes straight to the dispatcher. Otherwise the task is offered to the master's inbox
- *       ({@code MpscChunkedQueue}: one atomic add and a store into an array slot, no lock; an array chunk per
- *       thousand offers). Only if it is due before the time the master sleeps until does the producer unpark the
+ *       ({@code StripedInbox}: a few {@code MpscChunkedQueue}s, one per group of producer threads, so that producers
+ *       on different cores do not contend for one cache line; an offer is one atomic add and a store into an array
+ *       slot, no lock; an array chunk per thousand offers). Only if it is due before the time the master sleeps until does the producer unpark the
  *       master.</li>
  *   <li>The master thread drains the inbox into the wheel, unlinks tasks that were cancelled while linked (a cancel
  *       posts the task itself), advances the wheel to now, hands the due tasks to the dispatcher in one batch, and
