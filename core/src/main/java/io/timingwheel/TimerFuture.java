@@ -7,8 +7,10 @@ import java.util.concurrent.RunnableScheduledFuture;
  * The future of a task accepted by a {@link TimingWheelExecutor}: a {@link RunnableScheduledFuture}, exactly as the
  * JDK's executor returns, that can also be observed without blocking.
  *
- * <p>When the executor is used through {@link java.util.concurrent.ScheduledExecutorService}, the futures it returns
- * are {@code TimerFuture}s too: {@code ((TimerFuture<?>) future).toCompletableFuture()}.
+ * <p>The scheduling methods are declared as the JDK's are (they return {@code ScheduledFuture} and {@code Future}), so
+ * that subclasses and callers written for {@link java.util.concurrent.ScheduledThreadPoolExecutor} work unchanged;
+ * the futures they return are {@code TimerFuture}s nonetheless: {@code ((TimerFuture<?>) future).toCompletableFuture()}.
+ * The one exception is a subclass whose {@code decorateTask} returns a wrapper: then the caller gets the wrapper.
  *
  * @param <V> the result type
  */

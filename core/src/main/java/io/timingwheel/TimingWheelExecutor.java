@@ -838,9 +838,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     /**
      * Returns a read-only view of the tasks that are accepted and have not started: each query sees them as they are
      * then, and the same view is returned on every call. Its elements are what {@code schedule} returned; cancelled
-     * tasks are never in it. Adding throws {@link UnsupportedOperationException}; removing an element ({@code remove},
-     * {@code poll}, which takes the task due first) cancels it. The JDK's queue is its live heap, which accepts
-     * additions that bypass the executor.
+     * tasks are never in it. Unlike the JDK's queue (its live heap, which accepts additions that bypass the executor
+     * and can be drained), adding ({@code add}, {@code offer}, {@code put}), {@code take}, {@code drainTo} and
+     * {@code clear} throw {@link UnsupportedOperationException} (use {@link #shutdownNow()} to take the pending tasks);
+     * removing an element ({@code remove}, {@code poll}, which takes the task due first) cancels it; the timed
+     * {@code poll} and {@code offer} do not wait.
      *
      * @return the pending tasks
      */

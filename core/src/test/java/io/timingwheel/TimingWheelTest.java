@@ -101,6 +101,58 @@ class TimingWheelTest {
         assertEquals(0, wheel.size());
     }
 
+    /**
+     * A busy level-1 slot is moved into the upcoming ring in batches during the rotation before its own, as long as
+     * the owner comes back when the bound says; so the advance that begins the slot's rotation has nothing left to
+     * move (no burst of thousands of nodes at one tick), and every node still fires once, never early.
+     */
+    @Test
+    void aBusyLevel1SlotIsMovedDownInBatchesAheadOfItsRotation() {
+        TimingWheel<Node> w = new TimingWheel<>(TICK, 512);
+        int n = 5 * TimingWheel.STAGING_BATCH + 7;
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Node node = new Node((1024 + i % 512) * TICK + i); // due in rotation 2: level-1 slot 2 from tick 0
+            nodes.add(node);
+            w.add(node);
+        }
+        assertTrue(w.nextDeadlineBound() <= 512 * TICK, "asked back by the start of rotation 1, when moving begins");
+        List<Node> firedHere = new ArrayList<>();
+        long t = 0;
+        int steps = 0;
+        while (t < 1024 * TICK) {
+            int before = w.stagingBacklog();
+            long time = t;
+            w.advance(t, node -> {
+                node.firedAt = time;
+                firedHere.add(node);
+            });
+            int after = w.stagingBacklog();
+            assertTrue(before - after <= TimingWheel.STAGING_BATCH, "moved " + (before - after) + " in one advance");
+            if (after > 0 && t >= 512 * TICK) {
+                assertTrue(w.nextDeadlineBound() <= t + TICK, "asked back next tick while nodes wait to be moved");
+            }
+            t = Math.min(1024 * TICK, Math.max(t + 1, w.nextDeadlineBound()));
+            steps++;
+        }
+        assertEquals(0, w.stagingBacklog(), "all moved before their rotation began");
+        assertTrue(firedHere.isEmpty());
+        assertTrue(steps < 20, "the owner came back a few times, not every tick of two rotations: " + steps);
+        for (long time = 1024 * TICK; w.size() > 0; time += TICK) {
+            long at = time;
+            w.advance(time, node -> {
+                node.firedAt = at;
+                firedHere.add(node);
+            });
+        }
+        assertEquals(n, firedHere.size());
+        assertEquals(n, new HashSet<>(firedHere).size(), "a node fired twice");
+        for (Node node : nodes) {
+            assertTrue(node.firedAt >= node.deadline, "early");
+            assertTrue(node.firedAt < node.deadline + TICK, "late");
+        }
+    }
+
     /** The next-deadline bound is never later than the earliest deadline and is exact for level-0 nodes. */
     @Test
     void nextDeadlineBound() {
