@@ -210,7 +210,8 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     boolean prestartCoreThread() {
-        if (core.isStopped() || (core.isShutdown() && !core.hasPendingTasks())) {
+        boolean nothingLeft = core.isShutdown() && locked(due::isEmpty) && !core.hasPendingTasks();
+        if (core.isStopped() || nothingLeft) {
             return false; // as ThreadPoolExecutor.addWorker: no new thread once nothing is left to run
         }
         return addWorker(corePoolSize);
