@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  * The executors as the JDK's type {@link ScheduledThreadPoolExecutor}, for the tests that need what a
  * {@link SchedulerFactory} cannot give: a subclass that overrides the hooks, or the executor itself as a JDK type.
  * STPE is the reference; TWE runs tasks on its own workers; TWE-external-executor on a cached thread pool. The names
- * are those of {@link Factories}, so {@code -Dtck.factories=...} selects these too.
+ * are those of {@link Factories}, and {@code -Dtck.factories=...} selects these too: STPE by its name, TWE by the name
+ * of any factory of ours with its own workers (TWE, TWE-1-worker...), TWE-external-executor by its name.
  */
 enum ExecutorKind {
     /** The JDK's {@code ScheduledThreadPoolExecutor}. */
@@ -63,13 +64,26 @@ enum ExecutorKind {
         return select(Arrays.stream(values()).filter(k -> k.ownThreads));
     }
 
+    /**
+     * The kinds that {@code -Dtck.factories} selects; if it selects none of them, the reference alone, since a
+     * parameterised test must have an argument.
+     */
     private static Stream<ExecutorKind> select(Stream<ExecutorKind> kinds) {
         String wanted = System.getProperty("tck.factories", "").trim();
         if (wanted.isEmpty()) {
             return kinds;
         }
         Set<String> names = Arrays.stream(wanted.split(",")).map(String::trim).collect(Collectors.toSet());
-        return kinds.filter(k -> names.contains(k.factoryName));
+        List<ExecutorKind> selected = kinds.filter(k -> k.isSelectedBy(names)).collect(Collectors.toList());
+        return selected.isEmpty() ? Stream.of(STPE) : selected.stream();
+    }
+
+    /** @return whether one of the factory names denotes this kind */
+    private boolean isSelectedBy(Set<String> factoryNames) {
+        if (this != TWE) {
+            return factoryNames.contains(factoryName);
+        }
+        return factoryNames.stream().anyMatch(n -> n.startsWith("TWE") && !n.equals(TWE_EXTERNAL.factoryName));
     }
 
     /** A plain executor ({@code new ...(poolSize, threadFactory, handler)}, or the builder for the external one). */
