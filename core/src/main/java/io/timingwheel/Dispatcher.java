@@ -77,14 +77,14 @@ abstract class Dispatcher {
         try {
             if (hooks.hasRunHooks()) {
                 hooks.beforeExecute(thread, runnable);
-                Throwable fromRun = null;
                 try {
                     runnable.run();
+                    hooks.afterExecute(runnable, null);
                 } catch (Throwable t) {
-                    fromRun = t;
+                    // As the JDK: what escaped the run, or a throwing afterExecute itself, goes to afterExecute
+                    // (again, in the latter case) before the thread dies of it.
+                    hooks.afterExecute(runnable, t);
                     throw t;
-                } finally {
-                    hooks.afterExecute(runnable, fromRun);
                 }
             } else {
                 runnable.run();

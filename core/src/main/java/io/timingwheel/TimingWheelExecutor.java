@@ -419,8 +419,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
 
     /**
      * Called on the thread that ran {@code task}, after it ran, as the JDK calls it; empty here. The task's future has
-     * completed by then, except a periodic task's, which waits for its next run. If it throws, the thread dies of it
-     * and is replaced, as in the JDK; the task has ended already.
+     * completed by then, except a periodic task's, which waits for its next run. If it throws, it is called once more
+     * with what it threw, and the thread dies of that and is replaced, as in the JDK; the task has ended already.
      *
      * @param task the task, as the user holds it
      * @param thrown what escaped the task's {@code run}: null for the executor's own futures, which keep a failure in
