@@ -285,7 +285,7 @@ class PoolManagementTest extends TckTestCase {
             eventually().until(() -> e.getCompletedTaskCount() == 9);
             assertEquals(5, runs.get());
             assertEquals(9, e.getTaskCount());
-            assertEquals(0, e.getActiveCount());
+            eventually().until(() -> e.getActiveCount() == 0); // the JDK's worker unlocks after counting its run
             assertTrue(e.getQueue().isEmpty());
         }
     }
