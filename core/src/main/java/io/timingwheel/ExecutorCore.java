@@ -510,9 +510,7 @@ final class ExecutorCore implements TaskHost {
 
     void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
         continueExistingPeriodicTasksAfterShutdown = value;
-        if (!value && isShutdown()) {
-            onShutdown();
-        }
+        policyChanged(value);
     }
 
     boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
@@ -521,7 +519,12 @@ final class ExecutorCore implements TaskHost {
 
     void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
         executeExistingDelayedTasksAfterShutdown = value;
-        if (!value && isShutdown()) {
+        policyChanged(value);
+    }
+
+    /** A policy that no longer keeps tasks, set after shutdown, cancels them at once, as the JDK's setters do. */
+    private void policyChanged(boolean keeps) {
+        if (!keeps && isShutdown()) {
             onShutdown();
         }
     }
