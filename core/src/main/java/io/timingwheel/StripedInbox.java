@@ -1,6 +1,7 @@
 package io.timingwheel;
 
-import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The master's inbox: a few {@link MpscChunkedQueue}s ("stripes"), a producer thread always offering to the same one,
@@ -13,18 +14,30 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * created by the first offer that needs it, so an executor used by one thread holds one chunk, as before.
  */
 final class StripedInbox<E> {
-    /** The stripes; a slot is null until a producer first offers to it. */
-    private final AtomicReferenceArray<MpscChunkedQueue<E>> stripes;
+    private static final VarHandle STRIPE = MethodHandles.arrayElementVarHandle(MpscChunkedQueue[].class);
+
+    /** The stripes; a slot is null until a producer first offers to it, published by CAS, read with acquire. */
+    private final MpscChunkedQueue<?>[] stripes;
     private final int mask;
+
+    /**
+     * 64 minus the number of bits of a stripe index (there are at least 2 stripes, so less than 64): a hash's top bits
+     * are its best mixed.
+     */
+    private final int stripeShift;
 
     /** The stripe the owner drains now; owner only. */
     private int cursor;
 
-    /** @param producers how many threads may offer at once (the machine's cores): twice as many stripes, to 64 */
+    /**
+     * @param producers how many threads may offer at once (the machine's cores): twice as many stripes, a power of
+     *     two from 2 to 64
+     */
     StripedInbox(int producers) {
         int n = Math.min(64, Integer.highestOneBit(Math.max(1, producers) * 2 - 1) << 1);
-        this.stripes = new AtomicReferenceArray<>(n);
+        this.stripes = new MpscChunkedQueue<?>[n];
         this.mask = n - 1;
+        this.stripeShift = 64 - Integer.numberOfTrailingZeros(n);
     }
 
     /** @return the number of stripes (for tests) */
@@ -35,18 +48,27 @@ final class StripedInbox<E> {
     /** Appends a node to the calling thread's stripe (any thread); lock-free. */
     void offer(E node) {
         int i = stripeOf(Thread.currentThread());
-        MpscChunkedQueue<E> stripe = stripes.get(i);
+        MpscChunkedQueue<E> stripe = stripe(i);
         if (stripe == null) {
-            stripes.compareAndSet(i, null, new MpscChunkedQueue<>());
-            stripe = stripes.get(i);
+            STRIPE.compareAndSet(stripes, i, (MpscChunkedQueue<?>) null, new MpscChunkedQueue<E>());
+            stripe = stripe(i);
         }
         stripe.offer(node);
     }
 
-    /** A thread's stripe: its identity hash, mixed, so that threads made one after the other spread. */
+    @SuppressWarnings("unchecked") // every stripe is made by offer(), as a queue of E
+    private MpscChunkedQueue<E> stripe(int i) {
+        return (MpscChunkedQueue<E>) STRIPE.getAcquire(stripes, i);
+    }
+
+    /**
+     * A thread's stripe: its id, spread by Fibonacci hashing (the top bits of the product with 2^64 / phi), so that
+     * threads made one after the other land on different stripes. The id is a plain field read; the identity hash
+     * code would cost a call into the VM whenever the thread has been used as a monitor (as join() does).
+     */
+    @SuppressWarnings("deprecation") // getId(): Thread.threadId() comes only in Java 19
     private int stripeOf(Thread thread) {
-        int h = System.identityHashCode(thread) * 0x9E3779B9;
-        return (h ^ (h >>> 16)) & mask;
+        return (int) ((thread.getId() * 0x9E3779B97F4A7C15L) >>> stripeShift);
     }
 
     /**
@@ -55,7 +77,7 @@ final class StripedInbox<E> {
      */
     E poll() {
         for (int k = 0; k <= mask; k++) {
-            MpscChunkedQueue<E> stripe = stripes.get(cursor);
+            MpscChunkedQueue<E> stripe = stripe(cursor);
             E node = stripe == null ? null : stripe.poll();
             if (node != null) {
                 return node;
@@ -68,7 +90,7 @@ final class StripedInbox<E> {
     /** @return true if no node is queued or being written in any stripe; owner only (see the stripes' isEmpty) */
     boolean isEmpty() {
         for (int i = 0; i <= mask; i++) {
-            MpscChunkedQueue<E> stripe = stripes.get(i);
+            MpscChunkedQueue<E> stripe = stripe(i);
             if (stripe != null && !stripe.isEmpty()) {
                 return false;
             }
