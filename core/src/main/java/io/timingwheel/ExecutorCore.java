@@ -193,7 +193,7 @@ final class ExecutorCore implements TaskHost {
             return Refusal.SHUT_DOWN;
         }
         if (!dueNow && !masterStarted && !startMaster()) {
-            return Refusal.NO_MASTER_THREAD;
+            return runState == RUNNING ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN;
         }
         if (pendingCount != null && !reservePending()) {
             return Refusal.PENDING_LIMIT;
@@ -360,12 +360,18 @@ final class ExecutorCore implements TaskHost {
 
     // -- threads ----------------------------------------------------------------------------------------------------
 
-    /** Starts the master thread once. @return false if no thread could be created, or the executor has terminated */
+    /**
+     * Starts the master thread once. Not once shutdownNow has begun: its drain may already have happened without a
+     * master (under this monitor), and a master started later would keep the task that asked for it in the wheel for
+     * a drain that never comes.
+     *
+     * @return false if no thread could be created, or the executor is stopping
+     */
     private synchronized boolean startMaster() {
         if (masterStarted) {
             return true;
         }
-        if (runState >= TIDYING) {
+        if (runState >= STOP) {
             return false;
         }
         // The user's factory first, if any; whatever goes wrong with its thread (null, a throw from newThread or

@@ -245,7 +245,9 @@ final class MasterLoop implements Runnable {
     }
 
     private void sleep(long now, boolean drained, boolean starved) {
-        long next = wheel.nextDeadlineBound();
+        // Stopping: nothing in the wheel fires any more (shutdownNow's drain takes it), so its deadlines are no
+        // reason to wake; the drain's command wakes the master.
+        long next = core.isStopped() ? TimingWheel.NONE : wheel.nextDeadlineBound();
         long until = drained ? Math.min(next, now + lazyWakeNanos) : next;
         if (starved) {
             until = Math.min(until, now + WORKER_RETRY_NANOS);
