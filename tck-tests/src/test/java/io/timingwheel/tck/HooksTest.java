@@ -142,19 +142,25 @@ class HooksTest extends TckTestCase {
         }
     }
 
+    /** Schedules one-shot (runnable and callable) and periodic tasks due in an hour or more. @return their futures */
+    private static List<ScheduledFuture<?>> scheduleSixFarTasks(ScheduledThreadPoolExecutor e) {
+        List<ScheduledFuture<?>> pending = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            pending.add(e.schedule(NOOP, 1 + i, HOURS));
+        }
+        pending.add(e.schedule(() -> "callable", 1, HOURS));
+        pending.add(e.scheduleAtFixedRate(NOOP, 1, 1, HOURS));
+        pending.add(e.scheduleWithFixedDelay(NOOP, 1, 1, HOURS));
+        return pending;
+    }
+
     /** getQueue() holds the decorated tasks, those of one-shot and of periodic tasks, and none of the executor's own. */
     @ForEachKind
     void queueHoldsTheDecoratedTasks(ExecutorKind kind) {
         HookRecorder hooks = new HookRecorder();
         try (Subject s = kind.createHooked(1, hooks)) {
             ScheduledThreadPoolExecutor e = s.executor;
-            List<ScheduledFuture<?>> pending = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                pending.add(e.schedule(NOOP, 1 + i, HOURS));
-            }
-            pending.add(e.schedule(() -> "callable", 1, HOURS));
-            pending.add(e.scheduleAtFixedRate(NOOP, 1, 1, HOURS));
-            pending.add(e.scheduleWithFixedDelay(NOOP, 1, 1, HOURS));
+            List<ScheduledFuture<?>> pending = scheduleSixFarTasks(e);
             List<Runnable> queued = new ArrayList<>(e.getQueue());
             assertEquals(identitySet(pending), identitySet(queued));
             assertEquals(pending.size(), queued.size());
@@ -171,13 +177,7 @@ class HooksTest extends TckTestCase {
         HookRecorder hooks = new HookRecorder();
         try (Subject s = kind.createHooked(1, hooks)) {
             ScheduledThreadPoolExecutor e = s.executor;
-            List<ScheduledFuture<?>> pending = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                pending.add(e.schedule(NOOP, 1 + i, HOURS));
-            }
-            pending.add(e.schedule(() -> "callable", 1, HOURS));
-            pending.add(e.scheduleAtFixedRate(NOOP, 1, 1, HOURS));
-            pending.add(e.scheduleWithFixedDelay(NOOP, 1, 1, HOURS));
+            List<ScheduledFuture<?>> pending = scheduleSixFarTasks(e);
             List<Runnable> returned = e.shutdownNow();
             assertEquals(pending.size(), returned.size(), returned::toString);
             assertEquals(identitySet(pending), identitySet(returned));
