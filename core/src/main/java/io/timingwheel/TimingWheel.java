@@ -5,7 +5,7 @@ import java.util.function.Predicate;
 
 /**
  * A hierarchical hashed timing wheel: adding and removing a node is O(1), and advancing the wheel costs what
- * expires or cascades, never what is merely pending, and never a burst of cascading work at one tick. NOT thread
+ * expires or moves down a level, never what is merely pending, and never a burst of such work at one tick. NOT thread
  * safe: one thread (the master) owns it.
  *
  * <p>It has no clock of its own: the owner passes the current time to {@link #advance}, so tests drive it with a
@@ -13,27 +13,29 @@ import java.util.function.Predicate;
  *
  * <h2>Design</h2>
  * The classic hierarchy of Varghese and Lauck ("Hashed and Hierarchical Timing Wheels", 1987), arranged as in the
- * Linux kernel's timer wheel, with the cascade into level 0 spread over time:
+ * Linux kernel's timer wheel, with the cascade from one level to the next spread over time:
  * <ol>
  *   <li>Time is cut into ticks. Level 0 has {@code 2^bits} slots of one tick: a rotation. A slot of level
  *       {@code L} spans {@code 2^(L*bits)} ticks, a whole rotation of level {@code L-1}. There are as many levels as
  *       it takes to cover {@link #MAX_DEADLINE}, so no deadline ever overflows into a catch-all list.</li>
- *   <li>A node due at tick {@code t} goes to level 0 if {@code t} is in the current rotation, to the
- *       <em>upcoming</em> ring (a second level 0, for the next rotation) if it is in the next one, and otherwise to
- *       the lowest level {@code L} whose current rotation contains {@code t}: with {@code x = t ^ currentTick} that is
- *       {@code (63 - numberOfLeadingZeros(x)) / bits}. All O(1).</li>
- *   <li>During a rotation, the level-1 slot of the next rotation is moved into the upcoming ring a batch per
- *       {@link #advance} ({@value #STAGING_BATCH} nodes), and the owner is told to come back each tick while some
- *       are left ({@link #nextDeadlineBound()}). At the end of the rotation the upcoming ring becomes level 0 at
- *       once. So the tasks of a busy level-1 slot never wait for tens of thousands of others to be moved when their
- *       time comes, which a plain cascade at the slot's start makes them do: a stall of milliseconds. Only slots of
- *       level 2 and above cascade at their start, as in the classic design (once per 2^(2*bits) ticks).</li>
+ *   <li>Each level but the top has two rings: the current rotation and the <em>upcoming</em> one (the next). A node
+ *       due at tick {@code t} goes to the lowest level whose current or upcoming rotation contains {@code t}. O(1):
+ *       at most one step per level, and the level is rarely above 2.</li>
+ *   <li>During a rotation of level {@code L}, the slot of level {@code L+1} that holds the next rotation (the
+ *       <em>staging source</em>) is moved into the upcoming ring of level {@code L}, a batch per {@link #advance}
+ *       ({@value #STAGING_BATCH} nodes in all levels), lowest level first, since its rotation ends first; the owner is
+ *       told to come back each tick while some are left ({@link #nextDeadlineBound()}). When the rotation ends, the
+ *       upcoming ring becomes the current one at once. So a busy slot never makes its nodes wait for tens of
+ *       thousands of others to be moved when their time comes, which a plain cascade at the slot's start does: a stall
+ *       of milliseconds for a level-1 slot, of tens of milliseconds for a level-2 slot holding a million leases (one
+ *       every 4.4 minutes at a 1 ms tick). A rest is moved at the rotation's end only if the owner did not come back
+ *       often enough.</li>
  *   <li>Each slot is a circular doubly-linked list around a sentinel, so a node removes itself without knowing its
  *       slot. A bitmap per ring marks slots that may be non-empty; it lets {@link #advance} jump over empty ticks
  *       and lets the owner learn the next due time without walking the wheel. Bits are cleared lazily.</li>
  *   <li>Ticks only group nodes: a node fires when {@code now >= deadline}, never at the start of its tick, so the
  *       wheel is never early and its lateness is not bounded below by the tick. {@link #nextDeadlineBound()}
- *       reports the exact earliest deadline when it lies in level 0 or the upcoming ring, and otherwise the time of
+ *       reports the exact earliest deadline when it lies in level 0 (current or upcoming), and otherwise the time of
  *       the next step of moving nodes down.</li>
  * </ol>
  */
@@ -45,8 +47,8 @@ final class TimingWheel<T extends TimerNode> {
     static final long MAX_DEADLINE = Long.MAX_VALUE >>> 1;
 
     /**
-     * Nodes moved into the upcoming ring per {@link #advance}: about 30 microseconds of work, and, at one advance per
-     * tick, half a million nodes per rotation of 512 ticks before the end of a rotation has any left to move.
+     * Nodes moved down per {@link #advance}: about 30 microseconds of work, and, at one advance per tick, half a
+     * million nodes per rotation of 512 ticks before the end of a rotation has any left to move.
      */
     static final int STAGING_BATCH = 1024;
 
@@ -61,11 +63,14 @@ final class TimingWheel<T extends TimerNode> {
     private final int mask;
     private final int levels;
 
-    /** Per level, its ring of slots; a level's ring is made when it first receives a node. {@code rings[0]} always. */
+    /**
+     * Per level, the ring of its current rotation; made when it first receives a node ({@code rings[0]} always). A
+     * level-{@code L} slot is indexed by {@code tick >>> (L * bits)}.
+     */
     private final Ring[] rings;
 
-    /** The level-0 slots of the next rotation. */
-    private Ring upcoming;
+    /** Per level but the top, the ring of its next rotation; made when first needed ({@code upcoming[0]} always). */
+    private final Ring[] upcoming;
 
     /** The tick being processed: slots of earlier ticks are done; this tick's level-0 slot may hold future nodes. */
     private long currentTick;
@@ -74,6 +79,9 @@ final class TimingWheel<T extends TimerNode> {
     private long earliestBound = NONE;
 
     private int size;
+
+    /** Nodes moved down a level so far (for tests: how much work one advance did). */
+    private long moves;
 
     /**
      * @param tickNanos the duration of one tick, positive
@@ -92,8 +100,9 @@ final class TimingWheel<T extends TimerNode> {
         int tickBits = Math.max(1, 64 - Long.numberOfLeadingZeros(MAX_DEADLINE / tickNanos));
         this.levels = (tickBits + bits - 1) / bits;
         this.rings = new Ring[levels];
+        this.upcoming = new Ring[levels];
         this.rings[0] = new Ring(slotsPerLevel);
-        this.upcoming = new Ring(slotsPerLevel);
+        this.upcoming[0] = new Ring(slotsPerLevel);
     }
 
     /** @return the number of nodes in the wheel */
@@ -106,13 +115,20 @@ final class TimingWheel<T extends TimerNode> {
         return levels;
     }
 
-    /** @return the nodes of the next rotation still to be moved into the upcoming ring (for tests; O(n)) */
+    /** @return the number of nodes moved down a level so far (for tests) */
+    long moves() {
+        return moves;
+    }
+
+    /** @return the nodes still to be moved into an upcoming ring, at every level (for tests; O(n)) */
     int stagingBacklog() {
-        Sentinel source = stagingSource();
         int n = 0;
-        if (source != null) {
-            for (TimerNode node = source.next; node != source; node = node.next) {
-                n++;
+        for (int level = 0; level < levels - 1; level++) {
+            Sentinel source = stagingSource(level);
+            if (source != null) {
+                for (TimerNode node = source.next; node != source; node = node.next) {
+                    n++;
+                }
             }
         }
         return n;
@@ -120,9 +136,9 @@ final class TimingWheel<T extends TimerNode> {
 
     /**
      * A time at or before which the earliest node in the wheel is due, or at which nodes must be moved down, or
-     * {@link #NONE} if the wheel is empty. It is exact when the earliest node is in level 0 or the upcoming ring and
-     * {@link #advance} ran since it was computed; otherwise it may be early (never late), which costs the owner a
-     * wake-up, never a late task.
+     * {@link #NONE} if the wheel is empty. It is exact when the earliest node is in level 0 and {@link #advance} ran
+     * since it was computed; otherwise it may be early (never late), which costs the owner a wake-up, never a late
+     * task.
      */
     long nextDeadlineBound() {
         return size == 0 ? NONE : earliestBound;
@@ -156,7 +172,7 @@ final class TimingWheel<T extends TimerNode> {
 
     /**
      * Advances the wheel to {@code now} and passes every node with {@code deadline <= now} to {@code expired}, in no
-     * particular order; then moves the next batch of nodes down for the next rotation. The sink must not modify the
+     * particular order; then moves the next batch of nodes down for the next rotations. The sink must not modify the
      * wheel.
      */
     void advance(long now, NodeSink<? super T> expired) {
@@ -169,19 +185,16 @@ final class TimingWheel<T extends TimerNode> {
             }
             long event = nextEvent(cur);
             if (event > target) {
-                // Nothing to do in (cur, target]: jump. (Had level 0 or the upcoming ring held a node in the way, or a
-                // slot above had to move down, that would have been an event.)
+                // Nothing to do in (cur, target]: jump. Every ring whose rotation the jump leaves is empty, and so is
+                // its upcoming ring (either would have been an event), so no ring needs to change places.
                 cur = target;
                 break;
             }
             if ((event & mask) == 0) {
-                beginRotation(event);
+                beginRotations(event);
             }
             cur = event;
             currentTick = cur;
-        }
-        if ((cur >>> bits) != (currentTick >>> bits)) {
-            beginRotation(cur & ~(long) mask); // the jump crossed rotations: both rings are empty, swap them all the same
         }
         currentTick = cur;
         stage(STAGING_BATCH);
@@ -218,10 +231,12 @@ final class TimingWheel<T extends TimerNode> {
     }
 
     private void forEachRing(Consumer<Ring> action) {
-        action.accept(upcoming);
-        for (Ring ring : rings) {
-            if (ring != null) {
-                action.accept(ring);
+        for (int level = 0; level < levels; level++) {
+            if (upcoming[level] != null) {
+                action.accept(upcoming[level]);
+            }
+            if (rings[level] != null) {
+                action.accept(rings[level]);
             }
         }
     }
@@ -234,35 +249,61 @@ final class TimingWheel<T extends TimerNode> {
         return (T) node;
     }
 
+    /** @return the rotation of {@code level} that contains {@code tick} (0 for every tick at the top level) */
+    private long rotation(long tick, int level) {
+        int shift = (level + 1) * bits;
+        return shift >= 64 ? 0 : tick >>> shift;
+    }
+
+    /** @return the first tick of the rotation of {@code level} after the one that contains {@code tick} */
+    private long nextRotationStart(long tick, int level) {
+        int shift = (level + 1) * bits;
+        return shift >= 64 ? NONE : ((tick >>> shift) + 1) << shift;
+    }
+
     /**
      * Links a node where it belongs now. @return when the wheel must look at it next: its deadline if it is in level
-     * 0 or the upcoming ring, else the time its slot is to be moved down (staged, or cascaded)
+     * 0, else the time its slot starts to be moved down
      */
     private long place(TimerNode node) {
         long tick = node.deadline / tickNanos;
         long cur = currentTick;
-        long rotation = cur >>> bits;
         if (tick <= cur) {
             rings[0].link(node, cur);
-        } else if ((tick >>> bits) == rotation) {
-            rings[0].link(node, tick);
-        } else if ((tick >>> bits) == rotation + 1) {
-            upcoming.link(node, tick);
-        } else {
-            int level = (63 - Long.numberOfLeadingZeros(tick ^ cur)) / bits;
-            int shift = level * bits;
-            ring(level).link(node, tick >>> shift);
-            long slotStart = (tick >>> shift) << shift;
-            // a level-1 slot is moved down during the rotation before its own; a higher one cascades at its start
-            return (level == 1 ? slotStart - (1L << bits) : slotStart) * tickNanos;
+            return node.deadline;
         }
-        return node.deadline;
+        for (int level = 0; ; level++) {
+            long mine = rotation(tick, level);
+            long current = rotation(cur, level);
+            if (mine == current || mine == current + 1) {
+                Ring ring = mine == current ? ring(level) : upcoming(level);
+                long slot = tick >>> (level * bits);
+                ring.link(node, slot);
+                return level == 0 ? node.deadline : moveDownTick(level, slot) * tickNanos;
+            }
+        }
+    }
+
+    /**
+     * @return the tick at which the nodes of slot {@code slot} (absolute index) of level {@code level >= 1} start to be
+     *     moved down: the start of the slot before it, whose rotation of the level below comes just before the slot's
+     */
+    private long moveDownTick(int level, long slot) {
+        return (slot - 1) << (level * bits);
     }
 
     private Ring ring(int level) {
         Ring ring = rings[level];
         if (ring == null) {
             ring = rings[level] = new Ring(mask + 1);
+        }
+        return ring;
+    }
+
+    private Ring upcoming(int level) {
+        Ring ring = upcoming[level];
+        if (ring == null) {
+            ring = upcoming[level] = new Ring(mask + 1);
         }
         return ring;
     }
@@ -290,108 +331,121 @@ final class TimingWheel<T extends TimerNode> {
     }
 
     /**
-     * The level-1 slot that holds (some of) the next rotation's nodes, to be moved into the upcoming ring during this
-     * one; null when the next rotation starts a new rotation of level 1, whose nodes then sit in a higher slot.
+     * The slot of level {@code level + 1} that holds the next rotation of {@code level}, to be moved into that level's
+     * upcoming ring during the current rotation: in the current ring of the level above, or in its upcoming ring when
+     * the next rotation of {@code level} begins a new rotation of the level above; null if that ring does not exist.
      */
-    private Sentinel stagingSource() {
-        long rotation = currentTick >>> bits;
-        Ring level1 = rings.length > 1 ? rings[1] : null;
-        if (level1 == null || (rotation & mask) == mask) {
-            return null;
-        }
-        return level1.slot(rotation + 1);
+    private Sentinel stagingSource(int level) {
+        long rotation = rotation(currentTick, level);
+        Ring above = (rotation & mask) != mask ? rings[level + 1] : upcoming[level + 1];
+        return above == null ? null : above.slot(rotation + 1);
     }
 
-    /** Moves up to {@code batch} nodes of the next rotation from level 1 into the upcoming ring. */
+    /** Moves up to {@code batch} nodes from the staging sources into the upcoming rings, lowest level first. */
     private void stage(int batch) {
-        Sentinel source = stagingSource();
-        if (source == null) {
-            return;
+        for (int level = 0; level < levels - 1 && batch > 0; level++) {
+            batch -= moveDown(level, batch);
         }
-        for (TimerNode node = source.next; node != source && batch > 0; node = source.next, batch--) {
+    }
+
+    /** Moves up to {@code batch} nodes of the staging source of {@code level} to its upcoming ring. @return how many */
+    private int moveDown(int level, int batch) {
+        Sentinel source = stagingSource(level);
+        if (source == null || source.next == source) {
+            return 0;
+        }
+        Ring target = upcoming(level);
+        int shift = level * bits;
+        int moved = 0;
+        for (TimerNode node = source.next; node != source && moved < batch; node = source.next) {
             unlink(node);
-            upcoming.link(node, node.deadline / tickNanos);
+            target.link(node, (node.deadline / tickNanos) >>> shift);
+            moved++;
         }
+        moves += moved;
+        return moved;
     }
 
     /**
-     * Begins the rotation that starts at {@code tick} (the current tick is still in the one before): moves what is
-     * left of the next rotation's nodes into the upcoming ring, makes that ring level 0 (the old level 0 is empty:
-     * its ticks are all done) and cascades the slots of level 2 and above that start here.
+     * Begins the rotations that start at {@code tick} (the current tick is still before it), of level 0
+     * and of every level above whose rotation also starts here: moves what is left of their staging sources down,
+     * highest level first, so that what one level moves reaches the source of the level below; then makes each
+     * upcoming ring current (the old current ring is empty: its slots are all done).
      */
-    private void beginRotation(long tick) {
-        stage(Integer.MAX_VALUE); // a rest only if the owner did not come back often enough to move it in batches
-        Ring done = rings[0];
-        rings[0] = upcoming;
-        upcoming = done;
-        currentTick = tick;
-        for (int level = levels - 1; level > 1; level--) {
-            if ((tick & ((1L << (level * bits)) - 1)) != 0 || rings[level] == null) {
-                continue;
-            }
-            Sentinel sentinel = rings[level].slot(tick >>> (level * bits));
-            TimerNode node = sentinel.next;
-            while (node != sentinel) {
-                TimerNode following = node.next;
-                unlink(node);
-                place(node);
-                node = following;
-            }
+    private void beginRotations(long tick) {
+        // Every tick from the current one up to here is empty (else it would have been an event): stand on the last
+        // one, so that the staging sources are those of the rotations that end here.
+        currentTick = tick - 1;
+        int top = 0;
+        while (top + 1 < levels - 1 && nextRotationStart(currentTick, top + 1) == tick) {
+            top++;
         }
+        for (int level = top; level >= 0; level--) {
+            moveDown(level, Integer.MAX_VALUE); // a rest only if the owner did not come back often enough
+        }
+        for (int level = 0; level <= top; level++) {
+            Ring done = rings[level];
+            rings[level] = upcoming[level];
+            upcoming[level] = done;
+        }
+        currentTick = tick;
     }
 
     /**
      * The next tick after {@code cur} at which {@link #advance} has work: a level-0 slot of this rotation that may
-     * hold nodes, or the start of a rotation that the upcoming ring, a level-1 slot or a cascade needs; or NONE.
+     * hold nodes; the start of a rotation whose upcoming ring or staging source holds nodes (they change places or
+     * must be moved); or the start of the slot during which a slot above starts to be moved down. NONE if none.
      */
     private long nextEvent(long cur) {
         long event = nextLevel0Tick(cur);
-        long nextRotation = ((cur >>> bits) + 1) << bits;
-        if (upcoming.firstOccupied(0) >= 0 || stagingSource() != null && stagingSource().next != stagingSource()) {
-            return Math.min(event, nextRotation);
+        for (int level = 0; level < levels; level++) {
+            if (level < levels - 1 && (occupied(upcoming[level]) || occupied(stagingSource(level)))) {
+                event = Math.min(event, nextRotationStart(cur, level));
+            }
+            if (level > 0) {
+                event = Math.min(event, nextMoveDownStart(cur, level));
+            }
         }
-        return Math.min(event, Math.min(nextStagingStart(cur), nextCascadeTick(cur)));
+        return event;
+    }
+
+    /**
+     * The first tick after {@code cur} at which a slot of level {@code level >= 1} beyond the staging source starts
+     * to be moved down; or NONE. (The staging source itself is being moved already.)
+     */
+    private long nextMoveDownStart(long cur, int level) {
+        int shift = level * bits;
+        long current = cur >>> shift; // the absolute index of the current slot of this level
+        long firstTick = NONE;
+        Ring ring = rings[level];
+        if (ring != null) {
+            int index = ring.firstOccupied(((int) current & mask) + 2);
+            if (index >= 0) {
+                firstTick = moveDownTick(level, (current & ~(long) mask) + index);
+            }
+        }
+        Ring next = upcoming[level];
+        if (firstTick == NONE && next != null) {
+            int index = next.firstOccupied(((current & mask) == mask) ? 1 : 0);
+            if (index >= 0) {
+                firstTick = moveDownTick(level, (current & ~(long) mask) + mask + 1 + index);
+            }
+        }
+        return firstTick;
+    }
+
+    private static boolean occupied(Ring ring) {
+        return ring != null && ring.firstOccupied(0) >= 0;
+    }
+
+    private static boolean occupied(Sentinel slot) {
+        return slot != null && slot.next != slot;
     }
 
     /** The first tick after {@code cur}, in the current rotation, whose level-0 slot may hold nodes; or NONE. */
     private long nextLevel0Tick(long cur) {
         int index = rings[0].firstOccupied(((int) cur & mask) + 1);
         return index < 0 ? NONE : (cur & ~(long) mask) + index;
-    }
-
-    /**
-     * The start of the rotation during which the next non-empty level-1 slot after the staging source is to be moved
-     * down (the rotation before the slot's own); or NONE.
-     */
-    private long nextStagingStart(long cur) {
-        Ring level1 = rings.length > 1 ? rings[1] : null;
-        if (level1 == null) {
-            return NONE;
-        }
-        int index = level1.firstOccupied(((int) (cur >>> bits) & mask) + 2);
-        if (index < 0) {
-            return NONE;
-        }
-        long level2Start = bits * 2 >= 64 ? 0 : (cur >>> (bits * 2)) << (bits * 2);
-        return level2Start + ((long) (index - 1) << bits);
-    }
-
-    /** The first tick after {@code cur} at which a non-empty slot of level 2 or above must cascade; or NONE. */
-    private long nextCascadeTick(long cur) {
-        for (int level = 2; level < levels; level++) {
-            if (rings[level] == null) {
-                continue;
-            }
-            int shift = level * bits;
-            int index = rings[level].firstOccupied(((int) (cur >>> shift) & mask) + 1);
-            if (index >= 0) {
-                // The lowest non-empty level cascades first: a higher level's next slot starts after this one ends.
-                int parentShift = shift + bits;
-                long parentStart = parentShift >= 64 ? 0 : (cur >>> parentShift) << parentShift;
-                return parentStart + ((long) index << shift);
-            }
-        }
-        return NONE;
     }
 
     private void recomputeBound() {
@@ -405,17 +459,18 @@ final class TimingWheel<T extends TimerNode> {
         if (level0 != NONE) {
             bound = Math.min(bound, earliestIn(rings[0].slot(level0)));
         }
-        int upcomingIndex = upcoming.firstOccupied(0);
+        int upcomingIndex = upcoming[0].firstOccupied(0);
         if (upcomingIndex >= 0) {
-            bound = Math.min(bound, earliestIn(upcoming.slots[upcomingIndex]));
+            bound = Math.min(bound, earliestIn(upcoming[0].slots[upcomingIndex]));
         }
-        Sentinel source = stagingSource();
-        if (source != null && source.next != source) {
-            bound = Math.min(bound, (cur + 1) * tickNanos); // come back next tick for the next batch
-        }
-        long later = Math.min(nextStagingStart(cur), nextCascadeTick(cur));
-        if (later != NONE) {
-            bound = Math.min(bound, later * tickNanos);
+        for (int level = 1; level < levels; level++) {
+            if (occupied(stagingSource(level - 1))) {
+                bound = Math.min(bound, (cur + 1) * tickNanos); // come back next tick for the next batch
+            }
+            long later = nextMoveDownStart(cur, level);
+            if (later != NONE) {
+                bound = Math.min(bound, later * tickNanos);
+            }
         }
         earliestBound = bound;
     }

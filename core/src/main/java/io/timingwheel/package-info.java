@@ -14,11 +14,13 @@
  *       {@code ExecutorCore}.</li>
  *   <li><b>The wheel</b> ({@code TimingWheel}) is a plain single-threaded data structure: no locks, no threads, no
  *       clock. Level 0 has a power of two of one-tick slots; each higher level's slot spans a whole rotation of the
- *       level below. A task goes to the lowest level whose current rotation holds its deadline (one XOR and one
- *       leading-zero count), so adding is O(1); slots are circular lists around sentinels, so removing is O(1).
- *       Advancing moves due level-0 nodes out and cascades a higher slot down when time reaches it, so the work is
- *       what expires or cascades, never what is merely pending. Per-level occupancy bitmaps let it skip empty ticks
- *       and report the next deadline. It is tested alone with a fake time.</li>
+ *       level below; each level but the top also holds its next rotation. A task goes to the lowest level whose
+ *       current or next rotation holds its deadline, so adding is O(1); slots are circular lists around sentinels,
+ *       so removing is O(1). Advancing moves due level-0 nodes out; the slot above that holds a level's next rotation
+ *       is moved down a batch per advance during the rotation before, never all at once when time reaches it, so the
+ *       work is what expires or moves, never what is merely pending, and no tick carries a burst. Per-level
+ *       occupancy bitmaps let it skip empty ticks and report the next deadline. It is tested alone with a fake
+ *       time, against a model.</li>
  *   <li><b>The concurrency shell</b>: {@code ExecutorCore} (run state, termination, pending limit, hand-offs,
  *       shutdown policies), {@code MasterLoop} (the thread that owns the wheel) and a {@code Dispatcher} where due
  *       tasks run: the executor's own {@code WorkerPool}, or an {@code ExternalDispatcher} over a user's

@@ -153,6 +153,110 @@ class TimingWheelTest {
         }
     }
 
+    /**
+     * A busy slot of level 2 is moved down in batches too, during the level-1 rotation before its own and then level by
+     * level, while the owner comes back when the bound says: no advance moves more than one batch (a plain cascade
+     * moved all of them at the slot's start), and every node still fires once, never early, at the first advance at
+     * or after its deadline.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3})
+    void aBusySlotAboveLevel1IsMovedDownInBatchesToo(int level) {
+        TimingWheel<Node> w = new TimingWheel<>(TICK, SLOTS);
+        long slotTicks = 1L << (4 * level); // SLOTS = 2^4
+        int n = 5 * TimingWheel.STAGING_BATCH + 7;
+        List<Node> nodes = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            // due in slot 2 of the level, spread over it: from tick 0 that is beyond the upcoming ring of level - 1
+            Node node = new Node((2 * slotTicks + (i * 7919L) % slotTicks) * TICK + i % 1000);
+            nodes.add(node);
+            w.add(node);
+        }
+        assertTrue(w.nextDeadlineBound() <= slotTicks * TICK, "asked back by the start of slot 1, when moving begins");
+        List<Node> firedHere = new ArrayList<>();
+        long t = 0;
+        long maxMoves = 0;
+        while (w.size() > 0) {
+            long before = w.moves();
+            long time = t;
+            w.advance(t, node -> {
+                node.firedAt = time;
+                firedHere.add(node);
+            });
+            maxMoves = Math.max(maxMoves, w.moves() - before);
+            for (Node node : nodes) {
+                if (node.isInWheel()) {
+                    assertTrue(node.deadline > t, "a node due at " + node.deadline + " still waits at " + t);
+                }
+            }
+            t = Math.max(t + 1, w.nextDeadlineBound());
+        }
+        assertTrue(maxMoves <= TimingWheel.STAGING_BATCH, "moved " + maxMoves + " nodes in one advance");
+        assertTrue(w.moves() >= (long) n * level, "each node moved down once per level: " + w.moves());
+        assertEquals(n, firedHere.size());
+        assertEquals(n, new HashSet<>(firedHere).size(), "a node fired twice");
+        for (Node node : nodes) {
+            assertTrue(node.firedAt >= node.deadline, "early");
+        }
+    }
+
+    /**
+     * The wheel against a model, with few slots so that every level and every boundary is crossed: nodes added at any
+     * time with deadlines from the past to far levels, some removed, time advanced by steps from none to huge jumps.
+     * After every advance no node due by then is left, none fired early or twice, and the bound is never later than
+     * the earliest deadline left.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 4, 16})
+    void agreesWithAModelAcrossEveryLevelAndJump(int slots) {
+        TimingWheel<Node> w = new TimingWheel<>(TICK, slots);
+        Random random = new Random(slots * 31L + 7);
+        Set<Node> pending = new HashSet<>();
+        Set<Node> firedHere = new HashSet<>();
+        long t = 0;
+        for (int round = 0; round < 4_000; round++) {
+            int adds = random.nextInt(20);
+            for (int i = 0; i < adds; i++) {
+                long span = 1L << random.nextInt(30); // ticks: from one to about 12 days at 1 ms
+                long deadline = Math.max(0, t + (long) ((random.nextDouble() - 0.05) * span * TICK));
+                Node node = new Node(deadline);
+                w.add(node);
+                pending.add(node);
+                assertTrue(w.nextDeadlineBound() <= deadline, "bound later than a new deadline");
+            }
+            if (!pending.isEmpty() && random.nextInt(4) == 0) {
+                Node drop = pending.iterator().next();
+                assertTrue(w.remove(drop));
+                pending.remove(drop);
+            }
+            int step = random.nextInt(10);
+            long next = w.nextDeadlineBound();
+            if (step < 4 && next != TimingWheel.NONE) {
+                t = Math.max(t, next); // as the master does
+            } else if (step < 8) {
+                t += random.nextInt(3) * TICK + random.nextInt(1000);
+            } else {
+                t += (1L << random.nextInt(28)) * TICK; // a jump over rotations of several levels
+            }
+            long now = t;
+            w.advance(now, node -> {
+                assertTrue(node.deadline <= now, "early");
+                assertTrue(firedHere.add(node), "fired twice");
+                assertTrue(pending.remove(node), "fired but not pending");
+            });
+            long earliest = TimingWheel.NONE;
+            for (Node node : pending) {
+                assertTrue(node.deadline > now, "due at " + node.deadline + ", still in the wheel at " + now);
+                earliest = Math.min(earliest, node.deadline);
+            }
+            assertEquals(pending.size(), w.size());
+            assertTrue(w.nextDeadlineBound() <= earliest, "bound later than the earliest deadline");
+        }
+        List<Node> rest = new ArrayList<>();
+        w.removeIf(node -> true, rest::add);
+        assertEquals(pending, new HashSet<>(rest));
+    }
+
     /** The next-deadline bound is never later than the earliest deadline and is exact for level-0 nodes. */
     @Test
     void nextDeadlineBound() {
