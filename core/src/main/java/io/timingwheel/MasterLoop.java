@@ -361,7 +361,7 @@ final class MasterLoop implements Runnable {
     }
 
     /** Due tasks collected by one advance, handed to the workers in one batch; reused from turn to turn. */
-    private static final class DueBatch implements TimingWheel.NodeSink<ScheduledTask<?>> {
+    private static final class DueBatch implements Consumer<ScheduledTask<?>> {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[64];
         private int size;
 

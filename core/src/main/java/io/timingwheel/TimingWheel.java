@@ -4,16 +4,18 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * A hierarchical hashed timing wheel: adding and removing a node is O(1), and advancing the wheel costs what
- * expires or moves down a level, never what is merely pending, and never a burst of such work at one tick. NOT thread
- * safe: one thread (the master) owns it.
+ * A hierarchical hashed timing wheel: adding and removing a node is O(1); advancing the wheel costs what expires or
+ * moves down a level, never what is merely pending, plus, once per level-0 slot, sorting what it holds when its tick
+ * comes (linear when its nodes came in order, as a stream of equal delays does; {@code CrowdedSlotProbe} measures it).
+ * Nodes leave in deadline order, and nodes with equal deadlines in the order they were added. NOT thread safe: one
+ * thread (the master) owns it.
  *
  * <p>It has no clock of its own: the owner passes the current time to {@link #advance}, so tests drive it with a
  * fake time. Times are nanoseconds since an origin chosen by the owner, never negative.
  *
  * <h2>Design</h2>
  * The classic hierarchy of Varghese and Lauck ("Hashed and Hierarchical Timing Wheels", 1987), arranged as in the
- * Linux kernel's timer wheel, with the cascade from one level to the next spread over time:
+ * Linux kernel's timer wheel, with the moving down from one level to the next spread over time:
  * <ol>
  *   <li>Time is cut into ticks. Level 0 has {@code 2^bits} slots of one tick: a rotation. A slot of level
  *       {@code L} spans {@code 2^(L*bits)} ticks, a whole rotation of level {@code L-1}. There are as many levels as
@@ -21,22 +23,30 @@ import java.util.function.Predicate;
  *   <li>Each level but the top has two rings: the current rotation and the <em>upcoming</em> one (the next). A node
  *       due at tick {@code t} goes to the lowest level whose current or upcoming rotation contains {@code t}. O(1):
  *       at most one step per level, and the level is rarely above 2.</li>
- *   <li>During a rotation of level {@code L}, the slot of level {@code L+1} that holds the next rotation (the
- *       <em>staging source</em>) is moved into the upcoming ring of level {@code L}, a batch per {@link #advance}
- *       ({@value #STAGING_BATCH} nodes in all levels), lowest level first, since its rotation ends first; the owner is
- *       told to come back each tick while some are left ({@link #nextDeadlineBound()}). When the rotation ends, the
- *       upcoming ring becomes the current one at once. So a busy slot never makes its nodes wait for tens of
- *       thousands of others to be moved when their time comes, which a plain cascade at the slot's start does: a stall
- *       of milliseconds for a level-1 slot, of tens of milliseconds for a level-2 slot holding a million leases (one
- *       every 4.4 minutes at a 1 ms tick). A rest is moved at the rotation's end only if the owner did not come back
- *       often enough.</li>
+ *   <li>During a rotation of level {@code L}, the slot of level {@code L+1} that holds the next rotation (its
+ *       <em>next-rotation slot</em>) is moved down into the upcoming ring of level {@code L}, a batch per
+ *       {@link #advance} ({@value #MOVE_DOWN_BATCH} nodes in all levels), lowest level first, since its rotation
+ *       ends first; the owner is told to come back each tick while some are left ({@link #nextDeadlineBound()}).
+ *       When the rotation ends, the upcoming ring becomes the current one at once. So a busy slot never makes its
+ *       nodes wait for tens of thousands of others to be moved when their time comes, which a plain cascade at the
+ *       slot's start does: a stall of milliseconds for a level-1 slot, of tens of milliseconds for a level-2 slot
+ *       holding a million leases (one every 4.4 minutes at a 1 ms tick). A rest is moved at the rotation's end only
+ *       if the owner did not come back often enough.</li>
  *   <li>Each slot is a circular doubly-linked list around a sentinel, so a node removes itself without knowing its
  *       slot. A bitmap per ring marks slots that may be non-empty; it lets {@link #advance} jump over empty ticks
- *       and lets the owner learn the next due time without walking the wheel. Bits are cleared lazily.</li>
+ *       and lets the owner learn the next due time without walking the wheel. Bits are cleared lazily. Each
+ *       sentinel also keeps a lower bound of its nodes' deadlines, set as nodes are linked.</li>
+ *   <li>Order. Within a slot, nodes stand in the order they were added: a node placed directly is appended, and the
+ *       nodes moved down from the slot above, which were all added before any node placed directly into a slot of
+ *       the upcoming ring, are put in front of those, in their own order. When a level-0 slot becomes the current
+ *       tick, it is sorted by deadline with a stable merge sort of its list (linear when it is in order already, as
+ *       a stream of equal delays is); a node added to the current slot after that is inserted in order. So what
+ *       leaves the wheel leaves in deadline order, ties in the order of adding, and each advance takes only the due
+ *       head of the current slot, however many nodes wait behind it.</li>
  *   <li>Ticks only group nodes: a node fires when {@code now >= deadline}, never at the start of its tick, so the
- *       wheel is never early and its lateness is not bounded below by the tick. {@link #nextDeadlineBound()}
- *       reports the exact earliest deadline when it lies in level 0 (current or upcoming), and otherwise the time of
- *       the next step of moving nodes down.</li>
+ *       wheel is never early and its lateness is not bounded below by the tick. {@link #nextDeadlineBound()} is the
+ *       current slot's head, or the lower bound of the next occupied level-0 slot, or the time of the next step of
+ *       moving nodes down, whichever comes first.</li>
  * </ol>
  */
 final class TimingWheel<T extends TimerNode> {
@@ -50,13 +60,7 @@ final class TimingWheel<T extends TimerNode> {
      * Nodes moved down per {@link #advance}: about 30 microseconds of work, and, at one advance per tick, half a
      * million nodes per rotation of 512 ticks before the end of a rotation has any left to move.
      */
-    static final int STAGING_BATCH = 1024;
-
-    /** Receives the nodes that {@link #advance} and {@link #removeIf} take out of the wheel. */
-    @FunctionalInterface
-    interface NodeSink<T> {
-        void accept(T node);
-    }
+    static final int MOVE_DOWN_BATCH = 1024;
 
     private final long tickNanos;
     private final int bits;
@@ -75,6 +79,9 @@ final class TimingWheel<T extends TimerNode> {
     /** The tick being processed: slots of earlier ticks are done; this tick's level-0 slot may hold future nodes. */
     private long currentTick;
 
+    /** Whether the level-0 slot of {@link #currentTick} is sorted by deadline (see the class comment, point 5). */
+    private boolean currentSorted;
+
     /** A lower bound on every deadline in the wheel, or {@link #NONE} when the wheel is empty. */
     private long earliestBound = NONE;
 
@@ -82,6 +89,12 @@ final class TimingWheel<T extends TimerNode> {
 
     /** Nodes moved down a level so far (for tests: how much work one advance did). */
     private long moves;
+
+    /** Node visits so far, by expiring, moving, sorting and ordered inserting (for tests: what an advance costs). */
+    private long visits;
+
+    /** The tail of the list {@link #merge} returned last; an out-parameter, so that merging allocates nothing. */
+    private TimerNode mergedTail;
 
     /**
      * @param tickNanos the duration of one tick, positive
@@ -120,11 +133,16 @@ final class TimingWheel<T extends TimerNode> {
         return moves;
     }
 
+    /** @return the node visits so far: expiring, moving down, sorting, ordered inserting (for tests) */
+    long visits() {
+        return visits;
+    }
+
     /** @return the nodes still to be moved into an upcoming ring, at every level (for tests; O(n)) */
-    int stagingBacklog() {
+    int moveDownBacklog() {
         int n = 0;
         for (int level = 0; level < levels - 1; level++) {
-            Sentinel source = stagingSource(level);
+            Sentinel source = nextRotationSlot(level);
             if (source != null) {
                 for (TimerNode node = source.next; node != source; node = node.next) {
                     n++;
@@ -136,9 +154,9 @@ final class TimingWheel<T extends TimerNode> {
 
     /**
      * A time at or before which the earliest node in the wheel is due, or at which nodes must be moved down, or
-     * {@link #NONE} if the wheel is empty. It is exact when the earliest node is in level 0 and {@link #advance} ran
-     * since it was computed; otherwise it may be early (never late), which costs the owner a wake-up, never a late
-     * task.
+     * {@link #NONE} if the wheel is empty. It is exact when the earliest node is in the current level-0 slot and
+     * {@link #advance} ran since; otherwise it may be early (never late), which costs the owner a wake-up, never a
+     * late node.
      */
     long nextDeadlineBound() {
         return size == 0 ? NONE : earliestBound;
@@ -146,7 +164,7 @@ final class TimingWheel<T extends TimerNode> {
 
     /**
      * Adds a node. A node whose deadline has already passed goes to the current slot and leaves at the next
-     * {@link #advance}.
+     * {@link #advance}, in deadline order with the others there.
      *
      * @param node a node that is in no wheel, with {@code 0 <= deadline <= MAX_DEADLINE}
      */
@@ -171,15 +189,15 @@ final class TimingWheel<T extends TimerNode> {
     }
 
     /**
-     * Advances the wheel to {@code now} and passes every node with {@code deadline <= now} to {@code expired}, in no
-     * particular order; then moves the next batch of nodes down for the next rotations. The sink must not modify the
-     * wheel.
+     * Advances the wheel to {@code now} and passes every node with {@code deadline <= now} to {@code expired}, in
+     * deadline order (ties in the order they were added); then moves the next batch of nodes down for the next
+     * rotations. The consumer must not modify the wheel.
      */
-    void advance(long now, NodeSink<? super T> expired) {
+    void advance(long now, Consumer<? super T> expired) {
         long target = now / tickNanos;
-        long cur = currentTick;
         for (;;) {
-            expireDue(rings[0].slot(cur), now, expired);
+            expireDue(now, expired);
+            long cur = currentTick;
             if (cur >= target) {
                 break;
             }
@@ -187,22 +205,20 @@ final class TimingWheel<T extends TimerNode> {
             if (event > target) {
                 // Nothing to do in (cur, target]: jump. Every ring whose rotation the jump leaves is empty, and so is
                 // its upcoming ring (either would have been an event), so no ring needs to change places.
-                cur = target;
+                moveTo(target);
                 break;
             }
             if ((event & mask) == 0) {
                 beginRotations(event);
             }
-            cur = event;
-            currentTick = cur;
+            moveTo(event);
         }
-        currentTick = cur;
-        stage(STAGING_BATCH);
+        moveDownBatch(MOVE_DOWN_BATCH);
         recomputeBound();
     }
 
     /** Removes every node that matches and passes it to {@code removed}. O(slots + size). */
-    void removeIf(Predicate<? super T> filter, NodeSink<? super T> removed) {
+    void removeIf(Predicate<? super T> filter, Consumer<? super T> removed) {
         forEachRing(ring -> {
             for (Sentinel sentinel : ring.slots) {
                 TimerNode node = sentinel.next;
@@ -249,6 +265,14 @@ final class TimingWheel<T extends TimerNode> {
         return (T) node;
     }
 
+    /** Makes {@code tick} the current tick; its level-0 slot is sorted when it is first expired from. */
+    private void moveTo(long tick) {
+        if (tick != currentTick) {
+            currentTick = tick;
+            currentSorted = false;
+        }
+    }
+
     /** @return the rotation of {@code level} that contains {@code tick} (0 for every tick at the top level) */
     private long rotation(long tick, int level) {
         int shift = (level + 1) * bits;
@@ -269,7 +293,7 @@ final class TimingWheel<T extends TimerNode> {
         long tick = node.deadline / tickNanos;
         long cur = currentTick;
         if (tick <= cur) {
-            rings[0].link(node, cur);
+            linkCurrent(node);
             return node.deadline;
         }
         for (int level = 0; ; level++) {
@@ -278,9 +302,33 @@ final class TimingWheel<T extends TimerNode> {
             if (mine == current || mine == current + 1) {
                 Ring ring = mine == current ? ring(level) : upcoming(level);
                 long slot = tick >>> (level * bits);
-                ring.link(node, slot);
+                ring.linkLast(node, slot);
                 return level == 0 ? node.deadline : moveDownTick(level, slot) * tickNanos;
             }
+        }
+    }
+
+    /**
+     * Links a node due by the current tick into the current slot: in deadline order (after its equals) once the slot
+     * is sorted, else at its end, for the sort to place it. O(1) for a node due after or before all the others, the
+     * usual cases; otherwise a walk from the end.
+     */
+    private void linkCurrent(TimerNode node) {
+        Ring ring = rings[0];
+        long cur = currentTick;
+        Sentinel slot = ring.slot(cur);
+        TimerNode last = slot.prev;
+        if (!currentSorted || last == slot || last.deadline <= node.deadline) {
+            ring.linkLast(node, cur);
+        } else if (node.deadline < slot.next.deadline) {
+            ring.linkFirst(node, cur);
+        } else {
+            TimerNode before = last;
+            while (before.deadline > node.deadline) {
+                before = before.prev;
+                visits++;
+            }
+            ring.linkAfter(before, node, cur);
         }
     }
 
@@ -317,17 +365,113 @@ final class TimingWheel<T extends TimerNode> {
         node.prev = null;
     }
 
-    private void expireDue(Sentinel sentinel, long now, NodeSink<? super T> expired) {
-        TimerNode node = sentinel.next;
-        while (node != sentinel) {
-            TimerNode following = node.next;
-            if (node.deadline <= now) {
-                unlink(node);
-                size--;
-                expired.accept(element(node));
-            }
-            node = following;
+    /** Passes the due head of the current slot on, in order; sorts the slot first if it has just become current. */
+    private void expireDue(long now, Consumer<? super T> expired) {
+        Sentinel slot = rings[0].slot(currentTick);
+        if (!currentSorted) {
+            sort(slot);
+            currentSorted = true;
         }
+        for (TimerNode node = slot.next; node != slot && node.deadline <= now; node = slot.next) {
+            unlink(node);
+            size--;
+            visits++;
+            expired.accept(element(node));
+        }
+    }
+
+    /**
+     * Sorts a slot by deadline, keeping nodes with equal deadlines in their order (stable): a natural merge sort of
+     * the list, whose passes merge neighbouring ascending runs, so a slot already in order costs one pass and no slot
+     * more than {@code log2(runs) + 1}.
+     */
+    private void sort(Sentinel slot) {
+        TimerNode head = slot.next;
+        if (head == slot || head.next == slot) {
+            return;
+        }
+        slot.prev.next = null; // a null-terminated list while it is sorted
+        for (;;) {
+            TimerNode sortedHead = null;
+            TimerNode sortedTail = null;
+            int merges = 0;
+            for (TimerNode rest = head; rest != null; merges++) {
+                TimerNode a = rest;
+                TimerNode aEnd = runEnd(a);
+                TimerNode b = aEnd.next;
+                aEnd.next = null;
+                TimerNode bEnd = null;
+                rest = null;
+                if (b != null) {
+                    bEnd = runEnd(b);
+                    rest = bEnd.next;
+                    bEnd.next = null;
+                }
+                TimerNode merged = merge(a, aEnd, b, bEnd);
+                if (sortedTail == null) {
+                    sortedHead = merged;
+                } else {
+                    sortedTail.next = merged;
+                }
+                sortedTail = mergedTail;
+            }
+            head = sortedHead;
+            if (merges == 1) {
+                break;
+            }
+        }
+        TimerNode before = slot;
+        for (TimerNode node = head; node != null; node = node.next) {
+            node.prev = before;
+            before = node;
+        }
+        before.next = slot;
+        slot.prev = before;
+        slot.next = head;
+        slot.earliest = head.deadline;
+    }
+
+    /** @return the last node of the ascending run (by deadline, equal ones included) that starts at {@code first} */
+    private TimerNode runEnd(TimerNode first) {
+        TimerNode node = first;
+        visits++;
+        while (node.next != null && node.next.deadline >= node.deadline) {
+            node = node.next;
+            visits++;
+        }
+        return node;
+    }
+
+    /**
+     * Merges two sorted null-terminated lists, the first one's nodes ahead of equal ones of the second, and sets
+     * {@link #mergedTail}. @return the head of the merged list
+     */
+    private TimerNode merge(TimerNode a, TimerNode aEnd, TimerNode b, TimerNode bEnd) {
+        if (b == null) {
+            mergedTail = aEnd;
+            return a;
+        }
+        TimerNode head = null;
+        TimerNode tail = null;
+        while (a != null && b != null) {
+            TimerNode next;
+            if (b.deadline < a.deadline) {
+                next = b;
+                b = b.next;
+            } else {
+                next = a;
+                a = a.next;
+            }
+            if (tail == null) {
+                head = next;
+            } else {
+                tail.next = next;
+            }
+            tail = next;
+        }
+        tail.next = a != null ? a : b;
+        mergedTail = a != null ? aEnd : bEnd;
+        return head;
     }
 
     /**
@@ -335,47 +479,52 @@ final class TimingWheel<T extends TimerNode> {
      * upcoming ring during the current rotation: in the current ring of the level above, or in its upcoming ring when
      * the next rotation of {@code level} begins a new rotation of the level above; null if that ring does not exist.
      */
-    private Sentinel stagingSource(int level) {
+    private Sentinel nextRotationSlot(int level) {
         long rotation = rotation(currentTick, level);
         Ring above = (rotation & mask) != mask ? rings[level + 1] : upcoming[level + 1];
         return above == null ? null : above.slot(rotation + 1);
     }
 
-    /** Moves up to {@code batch} nodes from the staging sources into the upcoming rings, lowest level first. */
-    private void stage(int batch) {
+    /** Moves up to {@code batch} nodes from the next-rotation slots into the upcoming rings, lowest level first. */
+    private void moveDownBatch(int batch) {
         for (int level = 0; level < levels - 1 && batch > 0; level++) {
             batch -= moveDown(level, batch);
         }
     }
 
-    /** Moves up to {@code batch} nodes of the staging source of {@code level} to its upcoming ring. @return how many */
+    /**
+     * Moves up to {@code batch} nodes of the next-rotation slot of {@code level} to its upcoming ring. They are taken
+     * from the end of the slot and put in front of their new slots, so they keep their order, ahead of the nodes
+     * placed there directly, which were all added after them. @return how many
+     */
     private int moveDown(int level, int batch) {
-        Sentinel source = stagingSource(level);
+        Sentinel source = nextRotationSlot(level);
         if (source == null || source.next == source) {
             return 0;
         }
         Ring target = upcoming(level);
         int shift = level * bits;
         int moved = 0;
-        for (TimerNode node = source.next; node != source && moved < batch; node = source.next) {
+        for (TimerNode node = source.prev; node != source && moved < batch; node = source.prev) {
             unlink(node);
-            target.link(node, (node.deadline / tickNanos) >>> shift);
+            target.linkFirst(node, (node.deadline / tickNanos) >>> shift);
             moved++;
         }
         moves += moved;
+        visits += moved;
         return moved;
     }
 
     /**
      * Begins the rotations that start at {@code tick} (the current tick is still before it), of level 0
-     * and of every level above whose rotation also starts here: moves what is left of their staging sources down,
-     * highest level first, so that what one level moves reaches the source of the level below; then makes each
+     * and of every level above whose rotation also starts here: moves what is left of their next-rotation slots down,
+     * highest level first, so that what one level moves reaches the slot of the level below; then makes each
      * upcoming ring current (the old current ring is empty: its slots are all done).
      */
     private void beginRotations(long tick) {
         // Every tick from the current one up to here is empty (else it would have been an event): stand on the last
-        // one, so that the staging sources are those of the rotations that end here.
-        currentTick = tick - 1;
+        // one, so that the next-rotation slots are those of the rotations that end here.
+        moveTo(tick - 1);
         int top = 0;
         while (top + 1 < levels - 1 && nextRotationStart(currentTick, top + 1) == tick) {
             top++;
@@ -388,18 +537,18 @@ final class TimingWheel<T extends TimerNode> {
             rings[level] = upcoming[level];
             upcoming[level] = done;
         }
-        currentTick = tick;
+        moveTo(tick);
     }
 
     /**
      * The next tick after {@code cur} at which {@link #advance} has work: a level-0 slot of this rotation that may
-     * hold nodes; the start of a rotation whose upcoming ring or staging source holds nodes (they change places or
+     * hold nodes; the start of a rotation whose upcoming ring or next-rotation slot holds nodes (they change places or
      * must be moved); or the start of the slot during which a slot above starts to be moved down. NONE if none.
      */
     private long nextEvent(long cur) {
         long event = nextLevel0Tick(cur);
         for (int level = 0; level < levels; level++) {
-            if (level < levels - 1 && (occupied(upcoming[level]) || occupied(stagingSource(level)))) {
+            if (level < levels - 1 && (occupied(upcoming[level]) || occupied(nextRotationSlot(level)))) {
                 event = Math.min(event, nextRotationStart(cur, level));
             }
             if (level > 0) {
@@ -410,8 +559,8 @@ final class TimingWheel<T extends TimerNode> {
     }
 
     /**
-     * The first tick after {@code cur} at which a slot of level {@code level >= 1} beyond the staging source starts
-     * to be moved down; or NONE. (The staging source itself is being moved already.)
+     * The first tick after {@code cur} at which a slot of level {@code level >= 1} beyond the next-rotation slot
+     * starts to be moved down; or NONE. (The next-rotation slot itself is being moved already.)
      */
     private long nextMoveDownStart(long cur, int level) {
         int shift = level * bits;
@@ -448,23 +597,28 @@ final class TimingWheel<T extends TimerNode> {
         return index < 0 ? NONE : (cur & ~(long) mask) + index;
     }
 
+    /**
+     * The bound from the heads and lower bounds of at most three slots and the moving-down schedule: O(levels), never
+     * a walk through a slot's nodes.
+     */
     private void recomputeBound() {
         if (size == 0) {
             earliestBound = NONE;
             return;
         }
         long cur = currentTick;
-        long bound = earliestIn(rings[0].slot(cur));
-        long level0 = nextLevel0Tick(cur);
-        if (level0 != NONE) {
-            bound = Math.min(bound, earliestIn(rings[0].slot(level0)));
+        Sentinel current = rings[0].slot(cur);
+        long bound = current.next == current ? NONE : currentSorted ? current.next.deadline : current.earliest;
+        int nextIndex = rings[0].firstOccupied(((int) cur & mask) + 1);
+        if (nextIndex >= 0) {
+            bound = Math.min(bound, rings[0].slots[nextIndex].earliest);
         }
         int upcomingIndex = upcoming[0].firstOccupied(0);
         if (upcomingIndex >= 0) {
-            bound = Math.min(bound, earliestIn(upcoming[0].slots[upcomingIndex]));
+            bound = Math.min(bound, upcoming[0].slots[upcomingIndex].earliest);
         }
         for (int level = 1; level < levels; level++) {
-            if (occupied(stagingSource(level - 1))) {
+            if (occupied(nextRotationSlot(level - 1))) {
                 bound = Math.min(bound, (cur + 1) * tickNanos); // come back next tick for the next batch
             }
             long later = nextMoveDownStart(cur, level);
@@ -473,14 +627,6 @@ final class TimingWheel<T extends TimerNode> {
             }
         }
         earliestBound = bound;
-    }
-
-    private static long earliestIn(Sentinel sentinel) {
-        long earliest = NONE;
-        for (TimerNode node = sentinel.next; node != sentinel; node = node.next) {
-            earliest = Math.min(earliest, node.deadline);
-        }
-        return earliest;
     }
 
     /** The slots of one level (or of the upcoming rotation), with a bitmap of those that may hold nodes. */
@@ -503,14 +649,27 @@ final class TimingWheel<T extends TimerNode> {
             return slots[(int) tick & mask];
         }
 
-        void link(TimerNode node, long tick) {
+        void linkLast(TimerNode node, long tick) {
+            Sentinel sentinel = slots[(int) tick & mask];
+            linkAfter(sentinel.prev, node, tick);
+        }
+
+        void linkFirst(TimerNode node, long tick) {
+            linkAfter(slots[(int) tick & mask], node, tick);
+        }
+
+        /** Links {@code node} after {@code before}, a node of (or the sentinel of) the slot of {@code tick}. */
+        void linkAfter(TimerNode before, TimerNode node, long tick) {
             int index = (int) tick & mask;
             Sentinel sentinel = slots[index];
-            TimerNode last = sentinel.prev;
-            node.next = sentinel;
-            node.prev = last;
-            last.next = node;
-            sentinel.prev = node;
+            if (sentinel.next == sentinel || node.deadline < sentinel.earliest) {
+                sentinel.earliest = node.deadline; // an empty slot forgets the bound of the nodes it held before
+            }
+            TimerNode after = before.next;
+            node.prev = before;
+            node.next = after;
+            before.next = node;
+            after.prev = node;
             occupied[index >>> 6] |= 1L << index;
         }
 
@@ -535,8 +694,14 @@ final class TimingWheel<T extends TimerNode> {
         }
     }
 
-    /** The head of a slot's circular list; it never leaves the list. */
+    /**
+     * The head of a slot's circular list; it never leaves the list. {@code earliest} is a lower bound of the
+     * deadlines of the slot's nodes while it holds any: set when the first node is linked, lowered by later ones,
+     * never raised when a node leaves (so it may be early, which costs a wake-up, never a late node).
+     */
     private static final class Sentinel extends TimerNode {
+        long earliest = NONE;
+
         Sentinel() {
             next = this;
             prev = this;
