@@ -2,21 +2,41 @@ package io.timingwheel;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 /**
  * Where due tasks go to run: the executor's own {@link WorkerPool}, or an {@link ExternalDispatcher}. It also keeps the
  * pool settings of {@link java.util.concurrent.ThreadPoolExecutor} (core size, keep-alive...), which only the own pool
- * acts on, and runs each claimed task between the executor's hooks.
+ * acts on. It reaches the executor only through its {@link DispatcherHost} and runs claimed tasks with its
+ * {@link TaskRunner}.
  *
- * <p>Every task here is a due task that has left the wheel: one that fell due, or one scheduled with no delay.
+ * <p>Every task here is a due task: one the master handed over when it fell due, or one that came straight from its
+ * producer (no delay) or from its last run (a periodic task re-armed after its next time).
  */
 abstract class Dispatcher {
     /** STPE's keep-alive: how long a thread beyond the core size (or any, with core timeout) may stay idle. */
     static final long DEFAULT_KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    final ExecutorCore core;
+    /** What {@link #close()} found. */
+    enum Closing {
+        /** Tasks wait or run: not closed. */
+        BUSY,
+        /** Closed before. */
+        ALREADY_CLOSED,
+        /** Closed now; threads are leaving, and the last to leave calls {@link DispatcherHost#threadsGone()}. */
+        THREADS_LEAVING,
+        /** Closed now, and no thread of ours is left: the caller finishes the termination. */
+        NO_THREADS_LEFT
+    }
+
+    /** A snapshot of the pool's figures for {@code statistics()}, read together. */
+    record Figures(int running, long completedRuns, long failedRuns, long[] lateness) {
+    }
+
+    final String executor;
+    final DispatcherHost host;
+    final TaskRunner runner;
 
     /** The core pool size, as set; 0 still runs one worker, as in the JDK. */
     volatile int corePoolSize;
@@ -28,74 +48,34 @@ abstract class Dispatcher {
 
     volatile boolean allowCoreThreadTimeOut;
 
-    Dispatcher(ExecutorCore core, int corePoolSize) {
-        this.core = core;
+    /** The factory for worker threads started from now on (only remembered for an external executor). */
+    volatile ThreadFactory threadFactory;
+
+    Dispatcher(String executor, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads) {
+        this.executor = executor;
+        this.host = host;
+        this.runner = runner;
         this.corePoolSize = corePoolSize;
+        this.threadFactory = threads;
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------
 
-    /** Hands over one due task (a producer's task with no delay). */
-    abstract void dispatch(ScheduledTask<?> task);
+    /**
+     * Takes a due task that came straight from its producer or from its last run.
+     *
+     * @return false if closed: the caller takes the task back
+     */
+    abstract boolean dispatch(ScheduledTask<?> task);
 
-    /** Hands over the first {@code count} tasks of {@code batch}, due now (master only). */
+    /** Takes the first {@code count} tasks of {@code batch}, due now, in deadline order (the master only). */
     abstract void dispatchAll(ScheduledTask<?>[] batch, int count);
 
-    /** @return true if nothing runs between a claim of this task and its action: no hooks to call, no decoration */
-    final boolean runsDirectly(ScheduledTask<?> task) {
-        return !core.hooks.hasRunHooks() && core.userTask(task) == task;
-    }
+    /** The master has handed over everything due up to its last turn: workers waiting for it look again. */
+    abstract void masterCaughtUp();
 
-    /** Claims a due task for the current thread, the way it will run. @return false if it was not pending */
-    static boolean claim(ScheduledTask<?> task, boolean direct) {
-        return direct ? task.claimAndStart() : task.claim();
-    }
-
-    /** Runs a task that the current thread claimed with {@link #claim}; see {@link #runBetweenHooks}. */
-    final void runClaimed(ScheduledTask<?> task, boolean direct, Thread thread, LatenessHistogram lateness) {
-        if (direct) {
-            core.recordStart(task, lateness);
-            task.runStarted();
-        } else {
-            runBetweenHooks(task, thread, lateness);
-        }
-    }
-
-    /**
-     * Runs a task that the current thread has claimed, between the executor's hooks, as
-     * {@code ThreadPoolExecutor.runWorker} does: {@code beforeExecute}, the task (its decorated form, if
-     * {@code decorateTask} made one), {@code afterExecute}. Whatever happens, the task ends: if a hook or a decoration
-     * kept its action from starting, it fails with that exception, or is cancelled if nothing was thrown.
-     *
-     * @throws Throwable what a hook, or a decorated task's {@code run}, threw: the thread dies of it, as in the JDK
-     */
-    private void runBetweenHooks(ScheduledTask<?> task, Thread thread, LatenessHistogram lateness) {
-        core.recordStart(task, lateness);
-        Runnable runnable = core.userTask(task);
-        ExecutorHooks hooks = core.hooks;
-        Throwable thrown = null;
-        try {
-            if (hooks.hasRunHooks()) {
-                hooks.beforeExecute(thread, runnable);
-                try {
-                    runnable.run();
-                    hooks.afterExecute(runnable, null);
-                } catch (Throwable t) {
-                    // As the JDK: what escaped the run, or a throwing afterExecute itself, goes to afterExecute
-                    // (again, in the latter case) before the thread dies of it.
-                    hooks.afterExecute(runnable, t);
-                    throw t;
-                }
-            } else {
-                runnable.run();
-            }
-        } catch (Throwable t) {
-            thrown = t;
-            throw t;
-        } finally {
-            task.endIfNeverStarted(thrown);
-        }
-    }
+    /** @return whether workers wait for the master to hand over what is due before the task they would take */
+    abstract boolean hasWorkersAwaitingMaster();
 
     // -- pool management --------------------------------------------------------------------------------------------
 
@@ -105,8 +85,14 @@ abstract class Dispatcher {
     /** @return true once as many workers run as the core size asks for (always, for an external executor) */
     abstract boolean isFullyStarted();
 
-    /** The core size or the keep-alive settings changed: workers may have to start or to retire. */
-    abstract void poolSettingsChanged(int previousCorePoolSize);
+    /**
+     * Sets the core size; workers start or retire as the JDK's do: a larger size starts workers for the tasks that
+     * wait, up to {@code waiting} of them.
+     */
+    abstract void setCorePoolSize(int size, long waiting);
+
+    /** The keep-alive settings changed: idle workers look again whether they may stay, and for how long. */
+    abstract void keepAliveChanged();
 
     /** @return true if a core thread was started, as {@code ThreadPoolExecutor.prestartCoreThread} */
     abstract boolean prestartCoreThread();
@@ -123,50 +109,45 @@ abstract class Dispatcher {
     /** @return the runs that have ended (each run of a periodic task counts) */
     abstract long completedCount();
 
-    /** Adds the pool's figures (one consistent snapshot) into {@code stats}. */
-    abstract void addTo(ExecutorStatistics.Builder stats);
+    /** @return the figures for {@code statistics()}, read together */
+    abstract Figures figures();
 
-    /** @return true if the current thread is one this dispatcher runs tasks on now */
-    abstract boolean isOwnThread();
-
-    // -- shutdown ---------------------------------------------------------------------------------------------------
+    // -- queries and shutdown ---------------------------------------------------------------------------------------
 
     /** @return true if tasks wait here but no worker exists to run them (thread creation has been failing) */
     abstract boolean isStarved();
 
-    /** @return true if no task waits here and none runs */
-    abstract boolean isQuiescent();
+    /** Cancels every waiting task that the shutdown policies do not keep. */
+    abstract void applyShutdownPolicies();
 
-    /** Cancels every waiting task that {@code keep} rejects (the shutdown policies, applied at shutdown). */
-    abstract void cancelUnless(Predicate<ScheduledTask<?>> keep);
-
-    /** Moves every waiting task that has not started into {@code sink}, as returned by {@code shutdownNow}. */
+    /** Moves every waiting task that has not started into {@code sink}, marked as returned, for shutdownNow. */
     abstract void drainUnstartedTo(List<ScheduledTask<?>> sink);
 
-    /** Cancels every waiting task that has not started: stragglers that came after shutdownNow's drain. */
-    final void cancelUnstarted() {
-        List<ScheduledTask<?>> unstarted = new ArrayList<>();
-        drainUnstartedTo(unstarted);
-        for (ScheduledTask<?> task : unstarted) {
-            task.cancel(false);
+    /** Takes up to {@code max} of the waiting tasks, those due first, into {@code sink}, marked as returned. */
+    abstract int takeDue(int max, List<ScheduledTask<?>> sink);
+
+    /** Cancels every waiting task. */
+    final void cancelWaiting() {
+        List<ScheduledTask<?>> waiting = new ArrayList<>();
+        copyWaitingTo(waiting);
+        for (ScheduledTask<?> task : waiting) {
+            task.cancelIfPending();
         }
     }
 
     /** Copies the waiting tasks that have not started into {@code sink}. */
-    abstract void snapshotTo(List<ScheduledTask<?>> sink);
+    abstract void copyWaitingTo(List<ScheduledTask<?>> sink);
 
     /** @return how many waiting tasks have not started */
-    abstract int pendingCount();
+    abstract int waitingCount();
 
     /** Interrupts every thread running a task (for {@code shutdownNow}). */
     abstract void interruptWorkers();
 
     /**
-     * Stops for good if {@link #isQuiescent()}: later tasks are cancelled, workers leave.
-     *
-     * @param whenThreadsGone run once the last thread has left, at once if none is left (by the caller, or by the
-     *     last thread to leave)
-     * @return true if stopped
+     * The dispatcher's part of the termination decision, made under the {@link Lifecycle}'s monitor: if no task
+     * waits here that has not started and none runs, closes, so that nothing is taken or started any more and the
+     * threads leave.
      */
-    abstract boolean tryTerminate(Runnable whenThreadsGone);
+    abstract Closing close();
 }

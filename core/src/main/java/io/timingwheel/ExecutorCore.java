@@ -1,184 +1,88 @@
 package io.timingwheel;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The machinery behind a {@link TimingWheelExecutor}: the run state and termination, the pending limit, the hand-offs
- * of tasks to the master or straight to the workers, and the shutdown policies. The public class is a facade over it:
- * it checks arguments, builds tasks and answers the JDK's methods by asking this class, which never calls back into
+ * The machinery behind a {@link TimingWheelExecutor}: accepting tasks and handing them to the master or straight to
+ * the dispatcher, the operations of {@code getQueue()}, and the shutdowns. The public class is a facade over it: it
+ * checks arguments, builds tasks and answers the JDK's methods by calling this class, which never calls back into
  * the facade but through {@link ExecutorHooks}.
  *
- * <p>Who calls what:
- * <ul>
- *   <li>the facade: {@link #accept}, {@link #shutdown}, {@link #shutdownNow}, the queries;</li>
- *   <li>tasks: the {@link TaskHost} methods;</li>
- *   <li>the master and the dispatchers: the run state, {@link #canRun}, {@link #dispatcherIdle},
- *       {@link #enterTidying}, {@link #finishTermination}, and the instrumentation.</li>
- * </ul>
+ * <p>It owns the parts, each with one job: the {@link Lifecycle} (run state, policies, the termination decision), the
+ * {@link MasterLoop} (the wheel's thread), the {@link Dispatcher} (where due tasks run), the {@link PendingLimit}, the
+ * {@link Decorations} and the {@link Instrumentation}. The others reach it through one narrow interface each: tasks
+ * through {@link TaskHost}, dispatchers through {@link DispatcherHost}, the master through {@link MasterHost}. No
+ * class below this one calls the facade, and none gets a callback built here to run on its own thread.
  *
- * <p>The run state only grows: RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED, as in {@code ThreadPoolExecutor}. The
- * master decides termination when the wheel, the inbox and the dispatcher are all empty (or the caller does, under
- * this object's monitor, when no master was ever started); {@code terminated()} then runs once the worker threads have
- * left, and TERMINATED follows it.
+ * <p><b>Accepting a task.</b> A task due at once goes straight to the dispatcher; one due later to the master's
+ * inbox, starting the master first if need be. Either way the producer publishes it and then reads the run state
+ * again, taking the task back if the executor shut down meanwhile ({@link Lifecycle}, note 1): that is what makes
+ * termination wait for no producer, and a schedule that overlaps {@code shutdown()} either rejected or accepted and
+ * run, as in the JDK.
  */
-final class ExecutorCore implements TaskHost {
-    static final int RUNNING = 0;
-    static final int SHUTDOWN = 1;
-    static final int STOP = 2;
-    static final int TIDYING = 3;
-    static final int TERMINATED = 4;
-
-    private static final VarHandle RUN_STATE;
-
-    static {
-        try {
-            RUN_STATE = MethodHandles.lookup().findVarHandle(ExecutorCore.class, "runState", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
+final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     /** Why a task was not accepted; the facade names it in the rejection. */
     enum Refusal {
         SHUT_DOWN, PENDING_LIMIT, NO_MASTER_THREAD
     }
 
-    /** The executor's name, for thread names, reports and events. */
-    final String name;
+    /**
+     * The settings of a {@link TimingWheelExecutor.Builder}, checked by the facade, as the core takes them.
+     *
+     * @param name the executor's name, for threads, reports and events
+     * @param corePoolSize the core pool size
+     * @param threadFactory the factory of worker threads
+     * @param masterThreadFactory the user's factory of the master thread, or null
+     * @param workerExecutor where tasks run instead of the own workers, or null
+     * @param tickNanos the wheel's tick
+     * @param wheelSize the wheel's slots per level
+     * @param maxPendingTasks the pending limit; 0 for none
+     * @param failureHandler hears of failed runs, or null
+     * @param skipMissedRuns whether fixed-rate tasks skip missed runs
+     * @param lateRunEventThresholdNanos runs later than this emit a JFR event; negative when the events are off
+     */
+    record Settings(String name, int corePoolSize, ThreadFactory threadFactory, ThreadFactory masterThreadFactory,
+                    Executor workerExecutor, long tickNanos, int wheelSize, long maxPendingTasks,
+                    TaskFailureHandler failureHandler, boolean skipMissedRuns, long lateRunEventThresholdNanos) {
+    }
 
-    /** The executor's hooks: {@code beforeExecute}, {@code afterExecute}, {@code terminated}. */
-    final ExecutorHooks hooks;
-
-    final Dispatcher dispatcher;
-
-    private final long origin = System.nanoTime();
+    private final String name;
+    private final Clock clock = Clock.startingNow();
+    private final Lifecycle lifecycle;
+    private final Decorations decorations = new Decorations();
+    private final Instrumentation instrumentation;
+    private final Dispatcher dispatcher;
     private final MasterLoop master;
-    private final ThreadFactory masterThreadFactory;
-    private final CountDownLatch terminationSignal = new CountDownLatch(1);
 
-    /** RUNNING, SHUTDOWN, STOP, TIDYING or TERMINATED; only ever increases. */
-    private volatile int runState;
-
-    private volatile boolean masterStarted;
-
-    /** Set, under this object's monitor, once shutdownNow has drained an executor that has no master. */
-    private boolean drainedWithoutMaster;
-
-    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
-    private volatile boolean workersStarted;
-
-    /** Pending tasks (in state NEW), counted only when a maximum is set; null otherwise. */
-    private final AtomicLong pendingCount;
-    private final long maxPendingTasks;
+    /** The pending limit, or null when there is none. */
+    private final PendingLimit limit;
 
     private final TaskFailureHandler failureHandler;
     private final boolean skipMissedRuns;
 
-    /** Runs later than this emit a JFR event; negative when the events are off. */
-    private final long lateRunEventThresholdNanos;
-
-    private final LongAdder cancelledTasks = new LongAdder();
-    private final LongAdder rejectedTasks = new LongAdder();
-    private final Decorations decorations = new Decorations();
-
-    private volatile ThreadFactory threadFactory;
-    private volatile boolean continueExistingPeriodicTasksAfterShutdown;
-    private volatile boolean executeExistingDelayedTasksAfterShutdown = true;
-
-    /** The settings of a {@link TimingWheelExecutor.Builder}, checked by the facade, as the core takes them. */
-    static final class Settings {
-        String name;
-        int corePoolSize;
-        ThreadFactory threadFactory;
-        ThreadFactory masterThreadFactory;
-        Executor workerExecutor;
-        long tickNanos;
-        int wheelSize;
-        long maxPendingTasks;
-        TaskFailureHandler failureHandler;
-        boolean skipMissedRuns;
-        long lateRunEventThresholdNanos = -1;
-    }
+    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
+    private volatile boolean workersStarted;
 
     ExecutorCore(Settings settings, ExecutorHooks hooks) {
-        this.name = settings.name;
-        this.hooks = hooks;
-        this.threadFactory = settings.threadFactory;
-        this.masterThreadFactory = settings.masterThreadFactory;
-        this.maxPendingTasks = settings.maxPendingTasks;
-        this.pendingCount = settings.maxPendingTasks > 0 ? new AtomicLong() : null;
-        this.failureHandler = settings.failureHandler;
-        this.skipMissedRuns = settings.skipMissedRuns;
-        this.lateRunEventThresholdNanos = settings.lateRunEventThresholdNanos;
-        this.dispatcher = settings.workerExecutor != null
-                ? new ExternalDispatcher(this, settings.corePoolSize, settings.workerExecutor)
-                : new WorkerPool(this, settings.corePoolSize);
-        long lazyWake = Math.max(settings.tickNanos, TimeUnit.MILLISECONDS.toNanos(1));
-        this.master = new MasterLoop(this, new TimingWheel<>(settings.tickNanos, settings.wheelSize), dispatcher,
-                lazyWake);
-    }
-
-    // -- time and run state -----------------------------------------------------------------------------------------
-
-    @Override
-    public long now() {
-        return System.nanoTime() - origin;
-    }
-
-    int runState() {
-        return runState;
-    }
-
-    boolean isShutdown() {
-        return runState >= SHUTDOWN;
-    }
-
-    boolean isStopped() {
-        return runState >= STOP;
-    }
-
-    boolean isTerminating() {
-        int rs = runState;
-        return rs >= SHUTDOWN && rs < TERMINATED;
-    }
-
-    boolean isTerminated() {
-        return runState == TERMINATED;
-    }
-
-    private void advanceRunState(int target) {
-        for (;;) {
-            int rs = runState;
-            if (rs >= target || RUN_STATE.compareAndSet(this, rs, target)) {
-                return;
-            }
-        }
-    }
-
-    boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return terminationSignal.await(timeout, unit);
-    }
-
-    /** The JDK's rule for a task that is about to be queued or to run in run state {@code rs}. */
-    boolean canRun(ScheduledTask<?> task, int rs) {
-        return rs == RUNNING || (rs == SHUTDOWN && keptAfterShutdown(task));
-    }
-
-    /** What {@code shutdown()} keeps, by the two policies: periodic tasks, and delayed ones (always when due). */
-    private boolean keptAfterShutdown(ScheduledTask<?> task) {
-        return task.isPeriodic()
-                ? continueExistingPeriodicTasksAfterShutdown
-                : executeExistingDelayedTasksAfterShutdown || task.deadline <= now();
+        this.name = settings.name();
+        this.lifecycle = new Lifecycle(name, clock, hooks);
+        this.instrumentation = new Instrumentation(name, clock, settings.lateRunEventThresholdNanos());
+        this.limit = settings.maxPendingTasks() > 0 ? new PendingLimit(settings.maxPendingTasks()) : null;
+        this.failureHandler = settings.failureHandler();
+        this.skipMissedRuns = settings.skipMissedRuns();
+        TaskRunner runner = new TaskRunner(hooks, decorations, instrumentation);
+        this.dispatcher = settings.workerExecutor() != null
+                ? new ExternalDispatcher(name, this, runner, settings.corePoolSize(), settings.threadFactory(),
+                        settings.workerExecutor())
+                : new WorkerPool(name, this, runner, settings.corePoolSize(), settings.threadFactory());
+        long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
+        this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
+                dispatcher, lazyWake, settings.masterThreadFactory());
     }
 
     // -- accepting tasks (producers) --------------------------------------------------------------------------------
@@ -186,85 +90,97 @@ final class ExecutorCore implements TaskHost {
     /**
      * Accepts a new task: one due now goes straight to the dispatcher, one due later to the master.
      *
-     * @return null if accepted, otherwise why not (the task is untouched then)
+     * @return null if accepted; otherwise why not, and the task is then marked rejected
      */
     Refusal accept(ScheduledTask<?> task, boolean dueNow) {
-        if (runState != RUNNING) {
-            return Refusal.SHUT_DOWN;
+        if (!lifecycle.isRunning()) {
+            return refuse(task, Refusal.SHUT_DOWN);
         }
-        if (!dueNow && !masterStarted && !startMaster()) {
-            return runState == RUNNING ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN;
+        if (!dueNow && !lifecycle.masterStarted() && !lifecycle.startMaster(master)) {
+            return refuse(task, lifecycle.isRunning() ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN);
         }
-        if (pendingCount != null && !reservePending()) {
-            return Refusal.PENDING_LIMIT;
+        if (limit != null && !limit.reserve()) {
+            return refuse(task, Refusal.PENDING_LIMIT);
         }
-        if (dueNow) {
-            dispatcher.dispatch(task);
-            if (isStopped()) {
-                dispatcherIdle(); // raced with shutdownNow: the master cancels it unless shutdownNow returned it
+        if (!dueNow) {
+            master.submit(task);
+        } else if (!dispatcher.dispatch(task)) {
+            releasePlace();
+            return refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
+        }
+        if (!lifecycle.isRunning()) { // published as the executor shut down: see Lifecycle, note 1
+            if (task.isPeriodic()) {
+                // It may have run and re-armed already, so it is not the producer's to reject: as a re-arm does, it
+                // is cancelled unless the policy keeps it (the JDK's delayedExecute does the same)
+                if (!lifecycle.mayRun(task)) {
+                    task.cancelIfPending();
+                }
+            } else if (task.takeBack()) {
+                return Refusal.SHUT_DOWN;
             }
-            return null;
         }
-        master.submit(task);
         if (!workersStarted) {
             prestartWorkers();
-        }
-        if (runState >= TIDYING) {
-            task.cancelIfPending(); // the master terminated while the task was on its way: nobody else will
         }
         return null;
     }
 
-    /** Accepts again a task this executor rejected, that a handler hands back. @return as {@link #accept} */
-    Refusal resubmit(ScheduledTask<?> task) {
-        if (!task.unmarkRejected()) {
-            return null; // cancelled or run by now: nothing to accept
-        }
-        Refusal refusal = accept(task, task.deadline <= now());
-        if (refusal != null) {
-            task.markRejected();
-        }
+    private static Refusal refuse(ScheduledTask<?> task, Refusal refusal) {
+        task.markRejected();
         return refusal;
     }
 
-    /** Takes a place under the limit; a CAS loop rather than add-then-undo, so the count never shows more. */
-    private boolean reservePending() {
-        for (long count; (count = pendingCount.get()) < maxPendingTasks; ) {
-            if (pendingCount.compareAndSet(count, count + 1)) {
-                return true;
-            }
+    /** Accepts again a task this executor rejected, that a handler hands back. @return as {@link #accept} */
+    Refusal resubmit(ScheduledTask<?> task) {
+        if (!task.reaccept()) {
+            return null; // cancelled or run by now: nothing to accept
         }
-        return false;
+        return accept(task, task.deadline <= clock.now());
     }
 
-    private void releasePending() {
-        if (pendingCount != null) {
-            pendingCount.decrementAndGet();
+    /**
+     * Cancels the pending task due first, to make room under the pending limit for a task that
+     * {@code DiscardOldestPolicy} hands back (a delay queue's {@code poll()}, which that policy calls, gives only a
+     * task already due, or nothing). @return false if no task was pending
+     */
+    boolean discardEarliestPending() {
+        for (;;) {
+            ScheduledTask<?> earliest = earliestPending();
+            if (earliest == null) {
+                return false;
+            }
+            if (earliest.cancelIfPending()) {
+                return true;
+            }
         }
     }
 
     /** @return the pending limit, or 0 if there is none */
     long maxPendingTasks() {
-        return maxPendingTasks;
+        return limit == null ? 0 : limit.max();
     }
 
-    /** Counts a rejected task and records the event; the facade then calls the handler. */
+    /** Counts a task given to the rejection handler, and records the event; the facade then calls the handler. */
     void rejected(ScheduledTask<?> task) {
-        rejectedTasks.increment();
-        if (lateRunEventThresholdNanos >= 0) {
-            try {
-                FlightRecorderEvents.rejection(name, task, isShutdown());
-            } catch (Throwable t) {
-                reportInternalFailure("cannot record a rejection event", t);
-            }
+        instrumentation.rejected(task, lifecycle.isShutdown());
+    }
+
+    private void releasePlace() {
+        if (limit != null) {
+            limit.release();
         }
     }
 
-    // -- TaskHost: what tasks ask ------------------------------------------------------------------------------------
+    // -- TaskHost: what tasks ask -----------------------------------------------------------------------------------
+
+    @Override
+    public long now() {
+        return clock.now();
+    }
 
     @Override
     public boolean mayRun(ScheduledTask<?> task) {
-        return canRun(task, runState);
+        return lifecycle.mayRun(task);
     }
 
     @Override
@@ -274,16 +190,15 @@ final class ExecutorCore implements TaskHost {
 
     @Override
     public void leftPending(ScheduledTask<?> task) {
-        releasePending();
+        releasePlace();
         unlinkIfInWheel(task);
     }
 
     @Override
     public void cancelled(ScheduledTask<?> task, boolean wasPending) {
-        cancelledTasks.increment();
+        instrumentation.cancelled();
         if (wasPending) {
-            releasePending();
-            unlinkIfInWheel(task);
+            leftPending(task);
         }
     }
 
@@ -293,41 +208,98 @@ final class ExecutorCore implements TaskHost {
      * {@code MasterLoop.link} for why reading the link is race-free.
      */
     private void unlinkIfInWheel(ScheduledTask<?> task) {
-        if (task.isInWheelVolatile() && runState < TIDYING) {
+        if (task.isInWheelVolatile() && lifecycle.runState() < Lifecycle.TIDYING) {
             master.postUnlink(task);
         }
     }
 
+    /**
+     * Queues a periodic task's next run: to the master, or, when it is due already (a fixed-rate task catching up),
+     * straight to the dispatcher, where it takes its place by its deadline. Published first, checked after, as every
+     * publisher does (see Lifecycle, note 1): a run that ends as the executor shuts down cancels its task if the
+     * policies do not keep it.
+     */
     @Override
     public void rearm(ScheduledTask<?> task) {
-        if (pendingCount != null) {
-            pendingCount.incrementAndGet(); // before NEW, so a cancel of the next run has something to release
+        if (limit != null) {
+            limit.reserveAnyway(); // before NEW, so a cancel of the next run has something to release
         }
         if (!task.resetForNextRun()) {
-            releasePending(); // cancelled during the run
+            releasePlace(); // cancelled during the run
             return;
         }
-        // The first run may have gone straight to the workers (zero initial delay), before any master existed.
-        if (!mayRun(task) || (!masterStarted && !startMaster())) {
+        if (!lifecycle.mayRun(task)) {
             task.cancelIfPending();
             return;
         }
-        master.submit(task);
-        if (runState >= TIDYING) {
+        boolean published;
+        if (task.deadline <= clock.now()) {
+            published = dispatcher.dispatch(task);
+        } else {
+            // The first run may have gone straight to the workers (zero initial delay), before any master existed.
+            published = lifecycle.masterStarted() || lifecycle.startMaster(master);
+            if (published) {
+                master.submit(task);
+            }
+        }
+        if (!published || !lifecycle.mayRun(task)) {
             task.cancelIfPending();
         }
     }
 
     @Override
     public void ended(ScheduledTask<?> task, Throwable failure) {
+        RunnableScheduledFuture<?> userTask = decorations.userTask(task); // before forget: the handler gets it
         decorations.forget(task);
         if (failure != null && failureHandler != null) {
             try {
-                failureHandler.taskFailed(userTask(task), failure);
+                failureHandler.taskFailed(userTask, failure);
             } catch (Throwable t) {
-                reportInternalFailure("the task failure handler threw", t);
+                InternalFailures.report(name, "the task failure handler threw", t);
             }
         }
+    }
+
+    // -- DispatcherHost and MasterHost: what the dispatcher and the master ask ---------------------------------------
+
+    @Override
+    public boolean keptAfterShutdown(ScheduledTask<?> task) {
+        return lifecycle.keptAfterShutdown(task);
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return lifecycle.isShutdown();
+    }
+
+    @Override
+    public boolean isStopping() {
+        return lifecycle.isStopping();
+    }
+
+    @Override
+    public boolean mayTake(long deadline) {
+        return !lifecycle.masterStarted() || master.hasHandedThrough(deadline);
+    }
+
+    @Override
+    public boolean timersPending() {
+        return master.holdsTimers();
+    }
+
+    @Override
+    public void dispatcherIdle() {
+        lifecycle.requestDecision(dispatcher, master);
+    }
+
+    @Override
+    public void threadsGone() {
+        lifecycle.finish();
+    }
+
+    @Override
+    public boolean masterHoldsNothing() {
+        return lifecycle.masterHoldsNothing(dispatcher);
     }
 
     // -- decorations ------------------------------------------------------------------------------------------------
@@ -344,60 +316,145 @@ final class ExecutorCore implements TaskHost {
         return decorations.userTask(task);
     }
 
-    /** Removes (cancels) a pending task, given as the user holds it. @return true if it was pending here */
-    boolean removePending(Object userTask) {
-        ScheduledTask<?> task = taskBehind(userTask);
-        return task != null && task.cancelIfPending();
-    }
-
-    /** @return our task behind what the user holds, or null if it is none of ours or no longer pending */
+    /** @return our task behind what the user holds (the task itself, or its decoration), in any state; else null */
     ScheduledTask<?> taskBehind(Object userTask) {
-        if (userTask instanceof ScheduledTask && ((ScheduledTask<?>) userTask).host == this) {
-            return (ScheduledTask<?>) userTask;
+        if (userTask instanceof ScheduledTask<?> task && task.host == this) {
+            return task;
         }
         return decorations.taskBehind(userTask);
     }
 
-    // -- threads ----------------------------------------------------------------------------------------------------
+    // -- getQueue() and remove() ------------------------------------------------------------------------------------
 
     /**
-     * Starts the master thread once. Not once shutdownNow has begun: its drain may already have happened without a
-     * master (under this monitor), and a master started later would keep the task that asked for it in the wheel for
-     * a drain that never comes.
-     *
-     * @return false if no thread could be created, or the executor is stopping
+     * @return the tasks accepted and not started: exact at some moment during the call (with a pending limit, the
+     *     limit's own count; otherwise counted by the master, with the dispatcher's, while nothing moves between them)
      */
-    private synchronized boolean startMaster() {
-        if (masterStarted) {
-            return true;
+    long pendingTaskCount() {
+        if (limit != null) {
+            return limit.count();
         }
-        if (runState >= STOP) {
-            return false;
-        }
-        // The user's factory first, if any; whatever goes wrong with its thread (null, a throw from newThread or
-        // from start), the default factory next: the master must run.
-        if (masterThreadFactory != null && tryStartMaster(masterThreadFactory, "the master thread factory failed")) {
-            return true;
-        }
-        return tryStartMaster(new NamedThreadFactory(name + "-master", true, false), "cannot start the master thread");
+        long count = lifecycle.masterStarted() ? master.pendingCount() : -1;
+        return count >= 0 ? count : dispatcher.waitingCount();
     }
 
-    private boolean tryStartMaster(ThreadFactory factory, String failure) {
-        try {
-            Thread thread = factory.newThread(master);
-            if (thread == null) {
-                reportInternalFailure(failure, new NullPointerException("the factory returned null"));
-                return false;
+    /** @return the tasks accepted and not started, as the master and the dispatcher hold them now */
+    List<ScheduledTask<?>> pendingTasks() {
+        List<ScheduledTask<?>> tasks = new ArrayList<>();
+        if (!lifecycle.masterStarted() || !master.copyPendingTo(tasks)) {
+            tasks.clear();
+            dispatcher.copyWaitingTo(tasks);
+        }
+        return tasks;
+    }
+
+    /** @return the pending task due first, or null */
+    ScheduledTask<?> earliestPending() {
+        ScheduledTask<?> earliest = null;
+        for (ScheduledTask<?> task : pendingTasks()) {
+            if (earliest == null || task.deadline < earliest.deadline) {
+                earliest = task;
             }
-            master.setThread(thread);
-            thread.start();
-            masterStarted = true;
-            return true;
-        } catch (Throwable t) {
-            reportInternalFailure(failure, t);
-            return false;
+        }
+        return earliest;
+    }
+
+    /**
+     * @return our task that the queue shows as {@code shown}, in any state; else null. A decorated task is shown only
+     *     as its decoration, so the task inside is not in the queue, as in the JDK's
+     */
+    private ScheduledTask<?> taskShownAs(Object shown) {
+        ScheduledTask<?> task = taskBehind(shown);
+        return task != null && decorations.userTask(task) == shown ? task : null;
+    }
+
+    /** @return whether the queue shows {@code userTask} as a pending task (O(1) for an undecorated task) */
+    boolean isPending(Object userTask) {
+        ScheduledTask<?> task = taskShownAs(userTask);
+        return task != null && task.isPending();
+    }
+
+    /** Removes (cancels) a pending task, given as the user holds it. @return true if it was pending here */
+    boolean removePending(Object userTask) {
+        ScheduledTask<?> task = taskShownAs(userTask);
+        return task != null && task.cancelIfPending();
+    }
+
+    /** Cancels every pending task (getQueue's clear). */
+    void cancelAllPending() {
+        if (!lifecycle.masterStarted() || !master.cancelAll()) {
+            dispatcher.cancelWaiting();
         }
     }
+
+    /**
+     * Takes up to {@code max} tasks that are due, those due first, out of the executor, marked as returned: the
+     * caller owns them (getQueue's poll, take and drainTo). @return how many
+     */
+    int takeDue(int max, List<ScheduledTask<?>> sink) {
+        int taken = lifecycle.masterStarted() ? master.takeDue(max, sink) : -1;
+        return taken >= 0 ? taken : dispatcher.takeDue(max, sink);
+    }
+
+    /** @return a time at or before which the earliest pending task is due; {@link TimingWheel#NONE} if none */
+    long nextDeadlineBound() {
+        long next = lifecycle.masterStarted() ? master.nextDeadline() : -1;
+        if (next < 0) {
+            next = TimingWheel.NONE;
+        }
+        return dispatcher.waitingCount() > 0 ? Math.min(next, clock.now()) : next;
+    }
+
+    /**
+     * Takes a task in through getQueue() ({@code add}, {@code offer}, {@code put}), as the JDK's queue takes it: no
+     * rejection handler, and after {@code shutdown()} too, when it then runs if the policies keep it. A task of ours
+     * that is pending or done is left as it is; one that was handed out (by poll, drainTo, shutdownNow) or rejected
+     * is accepted again; anything else runs as a one-shot task after its delay, shown as itself.
+     *
+     * @return false if the pending limit is reached (nothing changed); true otherwise, even once the executor is
+     *     stopping, when the task is cancelled instead, since it could never run (the JDK's stays queued for ever)
+     */
+    boolean enqueue(RunnableScheduledFuture<?> userTask) {
+        ScheduledTask<?> task = taskBehind(userTask);
+        if (task != null && !task.isRejected() && !task.isReturned()) {
+            return true;
+        }
+        if (limit != null && !limit.reserve()) {
+            return false;
+        }
+        if (task == null) {
+            long delay = Math.max(0, userTask.getDelay(TimeUnit.NANOSECONDS));
+            long now = clock.now();
+            task = new RunnableTask(this, userTask, delay == 0 ? now : Deadlines.after(now, delay));
+            decorations.remember(task, userTask);
+        } else if (!task.reaccept()) {
+            releasePlace(); // cancelled meanwhile
+            return true;
+        }
+        boolean inserted = !lifecycle.isStopping()
+                && (lifecycle.masterStarted() || lifecycle.startMaster(master))
+                && master.insert(task);
+        if (inserted) {
+            if (!workersStarted) {
+                prestartWorkers();
+            }
+        } else {
+            task.cancelIfPending();
+            if (userTask != task) {
+                userTask.cancel(false);
+            }
+        }
+        return true;
+    }
+
+    /** Releases cancelled tasks now: waits until the master has processed the cancellations posted so far. */
+    void purge() {
+        if (lifecycle.masterStarted()) {
+            master.purge();
+        }
+    }
+
+    // -- threads and pool settings ----------------------------------------------------------------------------------
 
     /**
      * Starts a worker per delayed task until the core size is reached, as the JDK does. Once it is, the flag spares
@@ -411,255 +468,176 @@ final class ExecutorCore implements TaskHost {
         }
     }
 
+    int corePoolSize() {
+        return dispatcher.corePoolSize;
+    }
+
     /** Sets the core pool size; workers start or retire as the JDK's do, and the flag above must be earned again. */
-    void setCorePoolSize(int corePoolSize) {
-        int previous = dispatcher.corePoolSize;
-        dispatcher.corePoolSize = corePoolSize;
+    void setCorePoolSize(int size) {
+        long waiting = size > dispatcher.corePoolSize ? pendingTaskCount() : 0;
         workersStarted = false;
-        dispatcher.poolSettingsChanged(previous);
+        dispatcher.setCorePoolSize(size, waiting);
+    }
+
+    /** @return true if a core thread was started: not once nothing is left to run, as the JDK's */
+    boolean prestartCoreThread() {
+        if (lifecycle.isStopping() || (lifecycle.isShutdown() && pendingTaskCount() == 0)) {
+            return false;
+        }
+        return dispatcher.prestartCoreThread();
+    }
+
+    int maximumPoolSize() {
+        return dispatcher.maximumPoolSize;
+    }
+
+    void setMaximumPoolSize(int size) {
+        dispatcher.maximumPoolSize = size;
+    }
+
+    long keepAliveNanos() {
+        return dispatcher.keepAliveNanos;
+    }
+
+    void setKeepAliveNanos(long nanos) {
+        dispatcher.keepAliveNanos = nanos;
+        dispatcher.keepAliveChanged();
+    }
+
+    boolean allowsCoreThreadTimeOut() {
+        return dispatcher.allowCoreThreadTimeOut;
+    }
+
+    void allowCoreThreadTimeOut(boolean value) {
+        dispatcher.allowCoreThreadTimeOut = value;
+        dispatcher.keepAliveChanged();
     }
 
     ThreadFactory threadFactory() {
-        return threadFactory;
+        return dispatcher.threadFactory;
     }
 
     void setThreadFactory(ThreadFactory threadFactory) {
-        this.threadFactory = threadFactory;
+        dispatcher.threadFactory = threadFactory;
     }
 
-    Thread newWorkerThread(Runnable worker) {
-        return threadFactory.newThread(worker);
+    int poolSize() {
+        return dispatcher.poolSize();
     }
 
-    /** Reports a failure inside the executor's machinery (never a task's own) to the thread's handler. */
-    void reportInternalFailure(String what, Throwable failure) {
-        try {
-            Thread me = Thread.currentThread();
-            Thread.UncaughtExceptionHandler h = me.getUncaughtExceptionHandler();
-            h.uncaughtException(me, new IllegalStateException(name + ": " + what, failure));
-        } catch (Throwable ignore) {
-            // reporting must not make things worse
-        }
+    int largestPoolSize() {
+        return dispatcher.largestPoolSize();
     }
 
-    // -- instrumentation --------------------------------------------------------------------------------------------
+    int activeCount() {
+        return dispatcher.activeCount();
+    }
 
-    /** Records how late a run starts, just before it starts; never throws (it must not keep a task from ending). */
-    void recordStart(ScheduledTask<?> task, LatenessHistogram histogram) {
-        try {
-            long lateness = now() - task.deadline;
-            histogram.record(lateness);
-            if (lateRunEventThresholdNanos >= 0 && lateness > lateRunEventThresholdNanos) {
-                FlightRecorderEvents.lateRun(name, task, lateness);
-            }
-        } catch (Throwable t) {
-            reportInternalFailure("cannot record a run's lateness", t);
-        }
+    long completedCount() {
+        return dispatcher.completedCount();
     }
 
     ExecutorStatistics statistics() {
-        ExecutorStatistics.Builder stats = new ExecutorStatistics.Builder();
-        dispatcher.addTo(stats);
-        return stats.pending(pendingTaskCount())
-                .cancelled(cancelledTasks.sum())
-                .rejected(rejectedTasks.sum())
-                .build();
-    }
-
-    // -- pending tasks ----------------------------------------------------------------------------------------------
-
-    /** @return true if the master's wheel held tasks at its last turn: a cheap hint, for a worker deciding to retire */
-    boolean hasPendingTasks() {
-        return master.hadPendingTasks();
-    }
-
-    /**
-     * @return the tasks accepted and not started: exact at some moment during the call (with a pending limit, the
-     *     limit's own count; otherwise counted by the master, with the dispatcher's, while nothing moves between them)
-     */
-    long pendingTaskCount() {
-        if (pendingCount != null) {
-            return Math.max(0, pendingCount.get());
-        }
-        long[] count = new long[1];
-        if (!masterStarted || !master.runCommand(m -> count[0] = m.pendingCount() + dispatcher.pendingCount())) {
-            count[0] = dispatcher.pendingCount();
-        }
-        return count[0];
-    }
-
-    /** @return the tasks accepted and not started, as the master and the dispatcher hold them now */
-    List<ScheduledTask<?>> pendingTasks() {
-        List<ScheduledTask<?>> tasks = new ArrayList<>();
-        if (!masterStarted || !master.runCommand(m -> {
-            m.snapshotPending(tasks);
-            dispatcher.snapshotTo(tasks);
-        })) {
-            tasks.clear();
-            dispatcher.snapshotTo(tasks);
-        }
-        return tasks;
-    }
-
-    /** Waits until the master has processed the cancellations posted so far. */
-    void purge() {
-        if (masterStarted) {
-            master.runCommand(MasterLoop::purge);
-        }
+        Dispatcher.Figures pool = dispatcher.figures();
+        return new ExecutorStatistics(pendingTaskCount(), pool.running(), pool.completedRuns(), pool.failedRuns(),
+                instrumentation.cancelledCount(), instrumentation.rejectedCount(), pool.lateness());
     }
 
     // -- shutdown ---------------------------------------------------------------------------------------------------
 
+    boolean isTerminating() {
+        return lifecycle.isTerminating();
+    }
+
+    boolean isTerminated() {
+        return lifecycle.isTerminated();
+    }
+
+    boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return lifecycle.awaitTermination(timeout, unit);
+    }
+
+    void awaitTermination() throws InterruptedException {
+        lifecycle.awaitTermination();
+    }
+
     boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
-        return continueExistingPeriodicTasksAfterShutdown;
+        return lifecycle.continuesExistingPeriodicTasks();
     }
 
     void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
-        continueExistingPeriodicTasksAfterShutdown = value;
-        policyChanged(value);
+        if (lifecycle.setContinueExistingPeriodicTasks(value)) {
+            applyShutdownPolicies(); // a policy set to false after shutdown cancels at once, as the JDK's setters do
+        }
     }
 
     boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
-        return executeExistingDelayedTasksAfterShutdown;
+        return lifecycle.executesExistingDelayedTasks();
     }
 
     void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
-        executeExistingDelayedTasksAfterShutdown = value;
-        policyChanged(value);
-    }
-
-    /** A policy that no longer keeps tasks, set after shutdown, cancels them at once, as the JDK's setters do. */
-    private void policyChanged(boolean keeps) {
-        if (!keeps && isShutdown()) {
-            onShutdown();
+        if (lifecycle.setExecuteExistingDelayedTasks(value)) {
+            applyShutdownPolicies();
         }
     }
 
     /** No new tasks; the shutdown policies cancel at once what they do not keep, wherever it waits. */
     void shutdown() {
-        if (runState >= TIDYING) {
-            return;
+        if (lifecycle.advanceTo(Lifecycle.SHUTDOWN)) {
+            applyShutdownPolicies();
         }
-        advanceRunState(SHUTDOWN);
-        onShutdown();
     }
 
     /**
-     * Applies the shutdown policies to every accepted task that has not started, then lets termination happen if
-     * nothing is left. The SHUTDOWN rule applies even if shutdownNow has been called since: what the policies keep,
-     * its drain returns.
+     * Applies the shutdown policies to every accepted task that has not started, then lets the termination decision
+     * look. The SHUTDOWN rule applies even if shutdownNow has been called since: what the policies keep, its drain
+     * returns.
      */
-    private void onShutdown() {
-        if (runState >= TIDYING) {
+    private void applyShutdownPolicies() {
+        if (lifecycle.runState() >= Lifecycle.TIDYING) {
             return;
         }
-        if (masterStarted) {
-            master.runCommand(m -> m.cancelUnless(this::keptAfterShutdown));
+        if (lifecycle.masterStarted()) {
+            master.applyShutdownPolicies();
         }
-        dispatcher.cancelUnless(this::keptAfterShutdown);
+        dispatcher.applyShutdownPolicies();
         if (dispatcher.isStarved()) {
             // Tasks wait for a worker that the thread factory could not make so far. No new task will come to ask
             // again, so ask now, and leave the retries to the master.
             dispatcher.prestart();
             if (dispatcher.isStarved()) {
-                startMaster();
+                lifecycle.startMaster(master);
             }
         }
-        tryTerminate();
+        lifecycle.requestDecision(dispatcher, master);
     }
 
     /**
      * Stops: no new tasks, running tasks interrupted, and the tasks that never started returned (left uncancelled).
+     * The drain needs no lock against producers: one that published before the state changed is seen by it, one that
+     * published after takes its task back (see Lifecycle, note 1).
      *
      * @return the accepted tasks that never started, as the user holds them
      */
     List<Runnable> shutdownNow() {
         List<ScheduledTask<?>> unstarted = new ArrayList<>();
-        if (runState < TIDYING) {
-            advanceRunState(STOP);
-            drainForShutdownNow(unstarted);
+        if (lifecycle.advanceTo(Lifecycle.STOP)) {
+            if (!lifecycle.masterStarted() || !master.drainUnstarted(unstarted)) {
+                dispatcher.drainUnstartedTo(unstarted);
+            }
             dispatcher.interruptWorkers();
-            tryTerminate();
+            lifecycle.requestDecision(dispatcher, master);
         }
-        List<Runnable> userTasks = new ArrayList<>(unstarted.size());
-        for (ScheduledTask<?> task : unstarted) {
-            userTasks.add(userTask(task));
-            decorations.forget(task); // it is the caller's now
+        return handOut(unstarted);
+    }
+
+    /** @return the tasks as the user holds them, now the caller's (returned): the executor forgets their decoration */
+    List<Runnable> handOut(List<ScheduledTask<?>> returned) {
+        List<Runnable> userTasks = new ArrayList<>(returned.size());
+        for (ScheduledTask<?> task : returned) {
+            userTasks.add(decorations.userTask(task));
+            decorations.forget(task);
         }
         return userTasks;
-    }
-
-    /**
-     * Takes every task that has not started out of the inbox, the wheel and the dispatcher, in one step that nothing
-     * moves tasks across: on the master, or under this object's monitor when there is no master (which then can no
-     * longer start). Only after it may the termination decision cancel stragglers.
-     */
-    private void drainForShutdownNow(List<ScheduledTask<?>> sink) {
-        synchronized (this) {
-            if (!masterStarted) {
-                dispatcher.drainUnstartedTo(sink);
-                drainedWithoutMaster = true;
-                return;
-            }
-        }
-        master.runCommand(m -> {
-            m.drainPending(sink);
-            dispatcher.drainUnstartedTo(sink);
-        });
-    }
-
-    /** Decides on termination now, on the master or here: an idle executor without threads terminates at once. */
-    private void tryTerminate() {
-        if (masterStarted) {
-            master.runCommand(MasterLoop::tryTerminate);
-        } else {
-            terminateWithoutMaster();
-        }
-    }
-
-    /** The dispatcher may have become idle after shutdown: let the master decide on termination. */
-    void dispatcherIdle() {
-        if (masterStarted) {
-            master.wake();
-        } else {
-            terminateWithoutMaster();
-        }
-    }
-
-    /**
-     * No master thread was started, so only tasks due at once were accepted: the dispatcher alone decides.
-     * Synchronized with {@link #startMaster} and {@link #drainForShutdownNow}.
-     */
-    private synchronized void terminateWithoutMaster() {
-        if (masterStarted) {
-            master.wake();
-            return;
-        }
-        int rs = runState;
-        if (rs < SHUTDOWN || rs >= TIDYING) {
-            return;
-        }
-        if (drainedWithoutMaster) {
-            dispatcher.cancelUnstarted(); // stragglers that came after shutdownNow's drain
-        }
-        dispatcher.tryTerminate(this::finishTermination);
-    }
-
-    /** The master has decided to terminate: producers that raced with it cancel their own tasks from now on. */
-    void enterTidying() {
-        advanceRunState(TIDYING);
-    }
-
-    /** Runs once, when the executor has terminated and its threads have left: the terminated() hook, then TERMINATED. */
-    void finishTermination() {
-        enterTidying();
-        try {
-            hooks.terminated();
-        } catch (Throwable t) {
-            reportInternalFailure("terminated() threw", t);
-        } finally {
-            runState = TERMINATED;
-            terminationSignal.countDown();
-        }
     }
 }

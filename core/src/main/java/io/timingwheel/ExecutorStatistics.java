@@ -1,6 +1,7 @@
 package io.timingwheel;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A snapshot of a {@link TimingWheelExecutor}'s activity, taken by {@link TimingWheelExecutor#statistics()}. The
@@ -9,81 +10,50 @@ import java.util.Arrays;
  * counters. So each figure is exact for itself, but they are not all taken at one instant, as with the JDK's
  * {@code getTaskCount()}.
  *
+ * <p>A record: the figures are its components; {@link #latenessCounts()} gives a copy of the histogram.
+ *
  * <p>Lateness is the time between a task's deadline and the start of its run, in a histogram whose buckets double:
  * bucket {@code i} counts runs late by less than {@link #latenessBucketUpperBoundNanos(int)} and at least the previous
  * bucket's bound; the last bucket is unbounded.
+ *
+ * @param pendingTasks the tasks accepted and not started
+ * @param runningTasks the tasks running now
+ * @param completedRuns the runs that have ended, normally or not; each run of a periodic task counts
+ * @param failedRuns the runs that ended with an exception (included in {@code completedRuns})
+ * @param cancelledTasks the tasks cancelled, by the user or by a shutdown policy
+ * @param rejectedTasks the tasks given to the rejection handler
+ * @param latenessCounts the runs per bucket of the lateness histogram, one count per bucket
  */
-public final class ExecutorStatistics {
-    private final long pendingTasks;
-    private final int runningTasks;
-    private final long completedRuns;
-    private final long failedRuns;
-    private final long cancelledTasks;
-    private final long rejectedTasks;
-    private final long[] latenessCounts;
-
-    private ExecutorStatistics(Builder b) {
-        this.pendingTasks = b.pendingTasks;
-        this.runningTasks = b.runningTasks;
-        this.completedRuns = b.completedRuns;
-        this.failedRuns = b.failedRuns;
-        this.cancelledTasks = b.cancelledTasks;
-        this.rejectedTasks = b.rejectedTasks;
-        this.latenessCounts = b.latenessCounts;
+public record ExecutorStatistics(long pendingTasks, int runningTasks, long completedRuns, long failedRuns,
+                                 long cancelledTasks, long rejectedTasks, long[] latenessCounts) {
+    /**
+     * Creates a snapshot; the histogram is copied.
+     *
+     * @param pendingTasks the tasks accepted and not started
+     * @param runningTasks the tasks running now
+     * @param completedRuns the runs that have ended
+     * @param failedRuns the runs that ended with an exception
+     * @param cancelledTasks the tasks cancelled
+     * @param rejectedTasks the tasks given to the rejection handler
+     * @param latenessCounts the runs per bucket of the lateness histogram
+     * @throws IllegalArgumentException if the histogram does not have {@link #latenessBuckets()} buckets
+     */
+    public ExecutorStatistics {
+        if (latenessCounts.length != LatenessHistogram.BUCKETS) {
+            throw new IllegalArgumentException("the lateness histogram has " + LatenessHistogram.BUCKETS
+                    + " buckets, not " + latenessCounts.length);
+        }
+        latenessCounts = latenessCounts.clone();
     }
 
     /**
-     * Returns the number of tasks accepted and not started.
+     * Returns the runs per bucket of the lateness histogram.
      *
-     * @return the pending tasks
+     * @return a copy of the counts, one per bucket
      */
-    public long pendingTasks() {
-        return pendingTasks;
-    }
-
-    /**
-     * Returns the number of tasks running now.
-     *
-     * @return the running tasks
-     */
-    public int runningTasks() {
-        return runningTasks;
-    }
-
-    /**
-     * Returns the number of runs that have ended, normally or not; each run of a periodic task counts.
-     *
-     * @return the completed runs
-     */
-    public long completedRuns() {
-        return completedRuns;
-    }
-
-    /**
-     * Returns the number of runs that ended with an exception (included in {@link #completedRuns()}).
-     *
-     * @return the failed runs
-     */
-    public long failedRuns() {
-        return failedRuns;
-    }
-
-    /**
-     * Returns the number of tasks cancelled, by the user or by a shutdown policy.
-     *
-     * @return the cancelled tasks
-     */
-    public long cancelledTasks() {
-        return cancelledTasks;
-    }
-
-    /**
-     * Returns the number of tasks given to the rejection handler.
-     *
-     * @return the rejected tasks
-     */
-    public long rejectedTasks() {
-        return rejectedTasks;
+    @Override
+    public long[] latenessCounts() {
+        return latenessCounts.clone();
     }
 
     /**
@@ -156,6 +126,31 @@ public final class ExecutorStatistics {
     }
 
     /**
+     * Compares the figures, the histogram's counts included.
+     *
+     * @param other another object
+     * @return whether it is a snapshot with the same figures
+     */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof ExecutorStatistics s && pendingTasks == s.pendingTasks
+                && runningTasks == s.runningTasks && completedRuns == s.completedRuns && failedRuns == s.failedRuns
+                && cancelledTasks == s.cancelledTasks && rejectedTasks == s.rejectedTasks
+                && Arrays.equals(latenessCounts, s.latenessCounts);
+    }
+
+    /**
+     * Hashes the figures, the histogram's counts included.
+     *
+     * @return the hash code
+     */
+    @Override
+    public int hashCode() {
+        return Objects.hash(pendingTasks, runningTasks, completedRuns, failedRuns, cancelledTasks, rejectedTasks)
+                * 31 + Arrays.hashCode(latenessCounts);
+    }
+
+    /**
      * Returns the figures on one line, with the lateness median and 99th percentile.
      *
      * @return the figures, for logs
@@ -168,55 +163,5 @@ public final class ExecutorStatistics {
                 + ", lateness p50<=" + latenessPercentileNanos(0.5) / 1000 + "us"
                 + ", p99<=" + latenessPercentileNanos(0.99) / 1000 + "us"
                 + ", histogram=" + Arrays.toString(latenessCounts) + "]";
-    }
-
-    /** Collects the figures from where they are kept. */
-    static final class Builder {
-        private long pendingTasks;
-        private int runningTasks;
-        private long completedRuns;
-        private long failedRuns;
-        private long cancelledTasks;
-        private long rejectedTasks;
-        private final long[] latenessCounts = new long[LatenessHistogram.BUCKETS];
-
-        Builder pending(long n) {
-            pendingTasks = n;
-            return this;
-        }
-
-        Builder running(int n) {
-            runningTasks = n;
-            return this;
-        }
-
-        Builder completedRuns(long n) {
-            completedRuns = n;
-            return this;
-        }
-
-        Builder failedRuns(long n) {
-            failedRuns = n;
-            return this;
-        }
-
-        Builder cancelled(long n) {
-            cancelledTasks = n;
-            return this;
-        }
-
-        Builder rejected(long n) {
-            rejectedTasks = n;
-            return this;
-        }
-
-        /** @return the histogram to add lateness counts into */
-        long[] lateness() {
-            return latenessCounts;
-        }
-
-        ExecutorStatistics build() {
-            return new ExecutorStatistics(this);
-        }
     }
 }

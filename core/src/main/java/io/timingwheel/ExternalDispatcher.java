@@ -1,32 +1,35 @@
 package io.timingwheel;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Predicate;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
- * executor's own workers.
+ * executor's own workers. Tasks are handed over in deadline order; when and in which order they run is that
+ * executor's business.
  *
  * <p>A task handed over waits in {@code waiting} until a thread of that executor claims it, which is the moment it
  * starts: the claim is a CAS on the task's state, and so is {@code shutdownNow}'s return of a task, so exactly one of
  * them wins and a task is either started or returned, never both and never neither. A thread that finds the executor
- * stopping leaves its task where it is, for {@code shutdownNow} to return or, if it came later, for the terminating
- * master to cancel; so termination waits for the tasks, never for the executor's threads (one that never comes, after
+ * stopping leaves its task where it is, for {@code shutdownNow} to return (or its producer to take back, if it came
+ * after the drain); so termination waits for the tasks, never for the executor's threads (one that never comes, after
  * its executor was shut down, holds nothing up). If the executor refuses a task, the task fails with that exception.
  *
  * <p>A small lock makes three steps atomic with the termination decision: a task entering {@code waiting}, a thread
- * becoming active, and the decision itself. It is taken once per hand-over and once per run, never held while a task
+ * becoming active, and {@link #close()}. It is taken once per hand-over and once per run, never held while a task
  * runs. The pool settings are kept for the getters only: the given executor owns its threads.
  */
 final class ExternalDispatcher extends Dispatcher {
     private final Executor executor;
 
-    /** Guards {@code active}, {@code terminated}, and the additions to {@code waiting}. */
+    /** Guards {@code active}, {@code closed}, and the additions to {@code waiting}. */
     private final Object lock = new Object();
 
     /** Handed over and not yet claimed. */
@@ -38,28 +41,29 @@ final class ExternalDispatcher extends Dispatcher {
     /** Threads between their admission and the end of their task's run; guarded by {@code lock}. */
     private int active;
 
-    /** Guarded by {@code lock}. */
-    private boolean terminated;
+    /** Set by the termination decision; guarded by {@code lock}. */
+    private boolean closed;
 
     private final AtomicInteger largest = new AtomicInteger();
     private final LongAdder completed = new LongAdder();
     private final LongAdder failed = new LongAdder();
-    private final LatenessHistogram lateness = new LatenessHistogram();
 
-    ExternalDispatcher(ExecutorCore core, int corePoolSize, Executor executor) {
-        super(core, corePoolSize);
+    /** The lateness of all runs: the executor's threads record into it together. */
+    private final LatenessHistogram lateness = LatenessHistogram.shared();
+
+    ExternalDispatcher(String name, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads,
+                       Executor executor) {
+        super(name, host, runner, corePoolSize, threads);
         this.executor = executor;
     }
 
     @Override
-    void dispatch(ScheduledTask<?> task) {
-        boolean handedOver;
+    boolean dispatch(ScheduledTask<?> task) {
         synchronized (lock) {
-            handedOver = !terminated && waiting.add(task);
-        }
-        if (!handedOver) {
-            task.cancel(false); // terminated: a straggler that raced with termination
-            return;
+            if (closed) {
+                return false;
+            }
+            waiting.add(task);
         }
         try {
             executor.execute(() -> runHandedOver(task));
@@ -69,49 +73,64 @@ final class ExternalDispatcher extends Dispatcher {
             }
             idleCheck();
         }
+        return true;
     }
 
     @Override
     void dispatchAll(ScheduledTask<?>[] batch, int count) {
         for (int i = 0; i < count; i++) {
-            dispatch(batch[i]);
+            if (!dispatch(batch[i])) {
+                batch[i].cancelIfPending(); // never: the master decides on termination after its last hand-off
+            }
         }
     }
 
+    @Override
+    void masterCaughtUp() {
+        // nothing waits for the master here: the executor's threads take what they are given
+    }
+
+    @Override
+    boolean hasWorkersAwaitingMaster() {
+        return false;
+    }
+
     private void runHandedOver(ScheduledTask<?> task) {
-        int runState = core.runState();
-        if (runState >= ExecutorCore.STOP) {
-            return; // leave it to shutdownNow, or to the master's sweep of stragglers
+        if (host.isStopping()) {
+            if (!task.isPending()) {
+                waiting.remove(task); // taken back by its producer; a pending one is shutdownNow's to return
+            }
+            return;
         }
         synchronized (lock) {
-            if (terminated) {
+            if (closed) {
                 return;
             }
             active++;
         }
         Thread me = Thread.currentThread();
-        boolean failedRun = false;
+        boolean runFailed = false;
         try {
-            boolean direct = runsDirectly(task);
+            boolean direct = runner.runsDirectly(task);
             boolean claimed = false;
-            if (!core.canRun(task, runState)) {
+            if (!host.mayRun(task)) {
                 task.cancelIfPending(); // the shutdown policies forbid it to run
             } else {
-                claimed = claim(task, direct); // fails if it was cancelled, or returned by shutdownNow, meanwhile
+                claimed = TaskRunner.claim(task, direct); // fails if cancelled or returned meanwhile
             }
             waiting.remove(task);
             if (claimed) {
                 runners.add(me);
                 largest.accumulateAndGet(runners.size(), Math::max);
-                if (core.isStopped()) {
+                if (host.isStopping()) {
                     me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
                 }
-                runClaimed(task, direct, me, lateness);
-                failedRun = task.isFailed();
+                runner.run(task, direct, me, lateness);
+                runFailed = task.isFailed();
                 completed.increment();
             }
         } finally {
-            if (failedRun) {
+            if (runFailed) {
                 failed.increment();
             }
             runners.remove(me);
@@ -122,11 +141,26 @@ final class ExternalDispatcher extends Dispatcher {
         }
     }
 
-    /** After shutdown, lets the core decide on termination once nothing waits or runs here. */
+    /** After shutdown, lets the termination decision look once nothing waits or runs here. */
     private void idleCheck() {
-        if (core.isShutdown() && isQuiescent()) {
-            core.dispatcherIdle();
+        if (host.isShutdown() && isIdle()) {
+            host.dispatcherIdle();
         }
+    }
+
+    private boolean isIdle() {
+        synchronized (lock) {
+            return active == 0 && !hasPendingWaiting();
+        }
+    }
+
+    private boolean hasPendingWaiting() {
+        for (ScheduledTask<?> task : waiting) {
+            if (task.isPending()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // -- pool management: the executor owns its threads --------------------------------------------------------------
@@ -141,7 +175,12 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    void poolSettingsChanged(int previousCorePoolSize) {
+    void setCorePoolSize(int size, long waiting) {
+        corePoolSize = size;
+    }
+
+    @Override
+    void keepAliveChanged() {
     }
 
     @Override
@@ -171,17 +210,13 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    void addTo(ExecutorStatistics.Builder stats) {
-        stats.running(runners.size()).completedRuns(completed.sum()).failedRuns(failed.sum());
-        lateness.addTo(stats.lateness());
+    Figures figures() {
+        long[] counts = new long[LatenessHistogram.BUCKETS];
+        lateness.addTo(counts);
+        return new Figures(runners.size(), completed.sum(), failed.sum(), counts);
     }
 
-    @Override
-    boolean isOwnThread() {
-        return runners.contains(Thread.currentThread());
-    }
-
-    // -- shutdown ---------------------------------------------------------------------------------------------------
+    // -- queries and shutdown ---------------------------------------------------------------------------------------
 
     @Override
     boolean isStarved() {
@@ -189,16 +224,9 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    boolean isQuiescent() {
-        synchronized (lock) {
-            return active == 0 && waiting.isEmpty();
-        }
-    }
-
-    @Override
-    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
+    void applyShutdownPolicies() {
         for (ScheduledTask<?> task : waiting) {
-            if (!keep.test(task) && task.cancelIfPending()) {
+            if (!host.keptAfterShutdown(task) && task.cancelIfPending()) {
                 waiting.remove(task);
             }
         }
@@ -215,7 +243,26 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    void snapshotTo(List<ScheduledTask<?>> sink) {
+    int takeDue(int max, List<ScheduledTask<?>> sink) {
+        List<ScheduledTask<?>> candidates = new ArrayList<>();
+        copyWaitingTo(candidates);
+        candidates.sort(Comparator.comparingLong(task -> task.deadline));
+        int taken = 0;
+        for (ScheduledTask<?> task : candidates) {
+            if (taken == max) {
+                break;
+            }
+            if (task.markReturned()) {
+                waiting.remove(task);
+                sink.add(task);
+                taken++;
+            }
+        }
+        return taken;
+    }
+
+    @Override
+    void copyWaitingTo(List<ScheduledTask<?>> sink) {
         for (ScheduledTask<?> task : waiting) {
             if (task.isPending()) {
                 sink.add(task);
@@ -224,7 +271,7 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    int pendingCount() {
+    int waitingCount() {
         int n = 0;
         for (ScheduledTask<?> task : waiting) {
             if (task.isPending()) {
@@ -242,17 +289,17 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    boolean tryTerminate(Runnable whenThreadsGone) {
+    Closing close() {
         synchronized (lock) {
-            if (terminated) {
-                return true;
+            if (closed) {
+                return Closing.ALREADY_CLOSED;
             }
-            if (active != 0 || !waiting.isEmpty()) {
-                return false;
+            if (active != 0 || hasPendingWaiting()) {
+                return Closing.BUSY;
             }
-            terminated = true;
+            closed = true;
+            waiting.clear(); // stragglers that left NEW
         }
-        whenThreadsGone.run(); // the threads are the executor's own business: none of ours is left
-        return true;
+        return Closing.NO_THREADS_LEFT; // the threads are the executor's own business: none of ours is left
     }
 }

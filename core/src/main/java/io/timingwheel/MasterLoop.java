@@ -6,34 +6,54 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
- * again, cancelled tasks to unlink) into the wheel, runs commands (shutdown policies, snapshots, the termination
- * decision), advances the wheel, hands due tasks to the {@link Dispatcher}, and sleeps until the next deadline.
+ * again, cancelled tasks to unlink) into the wheel, runs commands (the shutdown policies, snapshots, getQueue's
+ * operations), hands due tasks to the {@link Dispatcher} in deadline order, decides on termination once shut down,
+ * and sleeps until the next deadline. It reaches the executor only through its {@link MasterHost}.
  *
  * <h2>Sleeping and waking</h2>
  * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
  * <ul>
- *   <li>{@code wakeAt} is the time the master will wake by itself ({@link #AWAKE} while it is running). A producer
- *       whose task is due earlier swaps it to AWAKE and unparks the master: one producer per sleep does.</li>
+ *   <li>{@code wakeAt} is the time the master will wake by itself ({@link #AWAKE} while it is running or napping).
+ *       A producer whose task is due earlier swaps it to AWAKE and unparks the master: one producer per sleep does.</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep ({@code deepSleep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
  *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
- *   <li>Before parking, the master publishes {@code wakeAt} and {@code deepSleep} and then checks the inbox; a
- *       producer offers and then reads them. All four are sequentially consistent, so either the master sees the
- *       new task or the producer sees that it must wake the master: no wake-up is lost.</li>
+ *   <li>Before parking, the master publishes {@code wakeAt}, then looks at the inbox once more, then confirms
+ *       {@code wakeAt} by a CAS that sets {@link #CONFIRMED}; a producer offers and then reads {@code wakeAt}. All
+ *       are sequentially consistent, so either the master sees the new task or the producer sees that it must wake
+ *       the master (and its CAS makes the confirmation fail): no wake-up is lost.</li>
  * </ul>
  * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
+ *
+ * <h2>Order: what workers may take</h2>
+ * Tasks due at once, and periodic tasks re-armed after their next time, go to the dispatcher straight; the master
+ * hands over the others when they fall due. So that none of the former passes one of the latter that is due before
+ * it, a worker takes a task only once {@link #hasHandedThrough} says the master has handed over everything due
+ * before it: either {@code handedThrough}, the clock reading taken at the start of a turn, before its drain and its
+ * hand-off, has reached the task's deadline; or the master is asleep, with {@code wakeAt} confirmed, until after it.
+ * A task whose producer finished {@code schedule} before the worker looked was offered before that clock reading
+ * (its deadline is later than the reading otherwise, so the first test fails), or was seen by the master's last look
+ * at the inbox, or made its producer swap {@code wakeAt} to AWAKE (so the second test fails). Workers the gate holds
+ * back wait until the master signals them, at the end of each hand-off and before it parks.
  */
 final class MasterLoop implements Runnable {
-    /** {@link #wakeAt} while the master is awake: no producer needs to wake it. */
+    /** {@link #wakeAt} while the master is awake or napping: no producer needs to wake it. */
     static final long AWAKE = Long.MIN_VALUE;
+
+    /**
+     * The bit of {@link #wakeAt} that the master sets by CAS once it has looked at the inbox after publishing the
+     * time: then nothing it holds is due before that time, as long as no producer has swapped the value since.
+     * Times stay below it: they are at most {@link TimingWheel#MAX_DEADLINE}.
+     */
+    static final long CONFIRMED = 1L << 62;
 
     /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
     private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
@@ -54,13 +74,17 @@ final class MasterLoop implements Runnable {
         }
     }
 
-    private final ExecutorCore core;
+    private final String executor;
+    private final MasterHost host;
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
     private final StripedInbox<ScheduledTask<?>> inbox =
             new StripedInbox<>(Runtime.getRuntime().availableProcessors());
     private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final long lazyWakeNanos;
+
+    /** The user's factory for the master thread, or null; the default one is the fallback. */
+    private final ThreadFactory threadFactory;
 
     private volatile long wakeAt = AWAKE;
     private volatile boolean deepSleep;
@@ -69,52 +93,71 @@ final class MasterLoop implements Runnable {
     /** Set when the master thread has left its loop for good; commands posted later never run. */
     private volatile boolean exited;
 
-    /** The wheel's size as of the master's last turn: a cheap hint for other threads, never a count to rely on. */
-    private volatile int wheelSizeHint;
+    /** Whether the wheel held tasks at the master's last turn: a cheap hint for other threads. */
+    private volatile boolean holdsTimers;
+
+    /**
+     * The clock reading taken at the start of the master's last turn, before its drain: every task offered before it
+     * that was due by it has been handed to the dispatcher (see the class comment). Only grows.
+     */
+    private volatile long handedThrough = Long.MIN_VALUE;
 
     /** Due tasks collected by one advance, handed to the dispatcher in one batch. */
     private final DueBatch due = new DueBatch();
 
-    /** Set once shutdownNow has drained the wheel; before that, a stopping master keeps tasks for the drain. */
-    private boolean drainedForShutdownNow;
-
-    /** Set once the master has decided that the executor terminates. */
-    private boolean terminating;
-
-    MasterLoop(ExecutorCore core, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher, long lazyWakeNanos) {
-        this.core = core;
+    MasterLoop(String executor, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
+               long lazyWakeNanos, ThreadFactory threadFactory) {
+        this.executor = executor;
+        this.host = host;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
         this.lazyWakeNanos = lazyWakeNanos;
-    }
-
-    void setThread(Thread thread) {
-        this.thread = thread;
-    }
-
-    /** @return true if the wheel held tasks at the master's last turn */
-    boolean hadPendingTasks() {
-        return wheelSizeHint > 0;
+        this.threadFactory = threadFactory;
     }
 
     /**
-     * Runs {@code action} on the master thread and waits for it (at once if called on the master thread). An
-     * interrupt while waiting is remembered, not thrown.
-     *
-     * @return false if the master has exited, so the action did not run
+     * Starts the master thread: the user's factory first, if any; whatever goes wrong with its thread (null, a throw
+     * from newThread or from start), the default factory next, for the master must run. Called once, by
+     * {@link Lifecycle#startMaster}. @return false if no thread could be started
      */
-    boolean runCommand(Consumer<MasterLoop> action) {
-        if (Thread.currentThread() == thread) {
-            action.accept(this);
+    boolean startThread() {
+        if (threadFactory != null && tryStart(threadFactory, "the master thread factory failed")) {
             return true;
         }
-        if (exited) {
+        return tryStart(new NamedThreadFactory(executor + "-master", true, false), "cannot start the master thread");
+    }
+
+    private boolean tryStart(ThreadFactory factory, String failure) {
+        try {
+            Thread t = factory.newThread(this);
+            if (t == null) {
+                InternalFailures.report(executor, failure, new NullPointerException("the factory returned null"));
+                return false;
+            }
+            thread = t;
+            t.start();
+            return true;
+        } catch (Throwable e) {
+            InternalFailures.report(executor, failure, e);
             return false;
         }
-        Command command = new Command(action);
-        commands.add(command);
-        wake();
-        return command.await(this);
+    }
+
+    /** @return true if the wheel held tasks at the master's last turn */
+    boolean holdsTimers() {
+        return holdsTimers;
+    }
+
+    /**
+     * The order gate (see the class comment): whether every task the master holds that is due before
+     * {@code deadline} has been handed to the dispatcher. Any thread.
+     */
+    boolean hasHandedThrough(long deadline) {
+        if (deadline <= handedThrough) {
+            return true;
+        }
+        long w = wakeAt;
+        return (w & CONFIRMED) != 0 && (w & ~CONFIRMED) > deadline;
     }
 
     // -- producer side ----------------------------------------------------------------------------------------------
@@ -122,9 +165,12 @@ final class MasterLoop implements Runnable {
     /** Publishes a task whose deadline is in the future (any thread). */
     void submit(ScheduledTask<?> task) {
         inbox.offer(task);
-        long sleepsUntil = wakeAt;
-        if (task.deadline < sleepsUntil) {
-            if (WAKE_AT.compareAndSet(this, sleepsUntil, AWAKE)) {
+        long w = wakeAt;
+        if (w == AWAKE) {
+            return; // the master looks at the inbox again before it sleeps
+        }
+        if (task.deadline < (w & ~CONFIRMED)) {
+            if (WAKE_AT.compareAndSet(this, w, AWAKE)) {
                 LockSupport.unpark(thread);
             }
         } else if (deepSleep) {
@@ -170,10 +216,11 @@ final class MasterLoop implements Runnable {
                     }
                 } catch (Throwable t) {
                     // The master must never die: whatever went wrong was one task's business, not the loop's.
-                    core.reportInternalFailure("master loop", t);
+                    InternalFailures.report(executor, "master loop", t);
                 }
             }
         } finally {
+            holdsTimers = false;
             exited = true;
             for (Command c; (c = commands.poll()) != null; ) {
                 c.skip();
@@ -189,14 +236,10 @@ final class MasterLoop implements Runnable {
         wakeAt = AWAKE;
         deepSleep = false;
         runCommands();
+        long now = host.now(); // before the drain: see the class comment
         boolean drained = drainInbox();
-        long now = core.now();
-        if (now >= wheel.nextDeadlineBound() && !core.isStopped()) {
-            wheel.advance(now, due);
-            due.flushTo(dispatcher);
-        }
-        wheelSizeHint = wheel.size();
-        if (core.isShutdown() && tryTerminate()) {
+        handDue(now);
+        if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing()) {
             return true;
         }
         boolean starved = dispatcher.isStarved();
@@ -232,42 +275,71 @@ final class MasterLoop implements Runnable {
                 return;
             }
         } else if (!task.isPending()) {
-            return; // cancelled before the master linked it, or a post for a task that has left the wheel
+            return; // cancelled or taken back before the master linked it, or a post for a task that has left
         }
-        if (core.mayRun(task) || (core.isStopped() && !drainedForShutdownNow)) {
-            // When stopping, shutdownNow's drain, on its way, returns it. The order of the two reads matters:
-            // the run state only grows, so one that said "cannot run" is followed by one that sees STOP if it
-            // was the cause; the reverse order could see RUNNING, then STOP, and cancel what must be returned.
+        if (host.mayRun(task) || host.isStopping()) {
+            // When stopping: shutdownNow's drain, on its way, returns it; or, published after that drain, its
+            // publisher takes it back (see Lifecycle).
             link(task);
         } else {
-            task.cancel(false);
+            task.cancel(false); // the shutdown policies
         }
+    }
+
+    /**
+     * Hands every task due by {@code now} to the dispatcher, in deadline order, and publishes {@code now} as the
+     * horizon of the order gate; then signals the workers that wait for it. Nothing fires while stopping.
+     */
+    private void handDue(long now) {
+        if (!host.isStopping()) {
+            if (now >= wheel.nextDeadlineBound()) {
+                wheel.advance(now, due);
+                due.flushTo(dispatcher);
+            }
+            handedThrough = now;
+            dispatcher.masterCaughtUp();
+        }
+        holdsTimers = wheel.size() > 0;
     }
 
     private void sleep(long now, boolean drained, boolean starved) {
         // Stopping: nothing in the wheel fires any more (shutdownNow's drain takes it), so its deadlines are no
         // reason to wake; the drain's command wakes the master.
-        long next = core.isStopped() ? TimingWheel.NONE : wheel.nextDeadlineBound();
+        long next = host.isStopping() ? TimingWheel.NONE : wheel.nextDeadlineBound();
         long until = drained ? Math.min(next, now + lazyWakeNanos) : next;
         if (starved) {
             until = Math.min(until, now + WORKER_RETRY_NANOS);
         }
-        wakeAt = until;
-        deepSleep = until - now > lazyWakeNanos;
         if (!commands.isEmpty()) {
             return;
         }
         if (!inbox.isEmpty()) {
-            // Producers are busy. Tasks offered before wakeAt was published woke nobody, even if due soon, so the
-            // nap is short; but not zero: draining at the producers' heels would fetch every task's cache line
-            // while its producer still writes it, and a short nap lets a batch build up instead.
-            LockSupport.parkNanos(this, BUSY_NAP_NANOS);
+            if (!dispatcher.hasWorkersAwaitingMaster()) {
+                napWhileProducersAreBusy();
+            } // else the workers held back by the order gate come first: look again at once
+            return;
+        }
+        long wake = Math.min(until, TimingWheel.MAX_DEADLINE);
+        deepSleep = until - now > lazyWakeNanos;
+        wakeAt = wake;
+        if (!commands.isEmpty() || !inbox.isEmpty()) {
+            wakeAt = AWAKE;
+            deepSleep = false;
+            return;
+        }
+        if (!WAKE_AT.compareAndSet(this, wake, wake | CONFIRMED)) {
+            return; // a producer asked for an earlier wake-up
+        }
+        dispatcher.masterCaughtUp();
+        if (wakeAt != (wake | CONFIRMED)) {
+            // Woken meanwhile: masterCaughtUp may take the dispatcher's lock, and a park inside it consumes the
+            // waker's unpark, so this park would not return.
             return;
         }
         if (until == TimingWheel.NONE) {
             LockSupport.park(this);
         } else {
-            long nanos = until - core.now();
+            long nanos = until - host.now();
             if (nanos > 0) {
                 LockSupport.parkNanos(this, nanos);
             }
@@ -275,36 +347,12 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * Terminates once nothing can run any more: the wheel and inbox are empty and the dispatcher is idle. Called on
-     * the master thread after shutdown, each turn and whenever a thread asks for the decision.
-     *
-     * @return true if the executor terminates: the master then leaves its loop
+     * Producers are busy: tasks offered before {@code wakeAt} was published woke nobody, even if due soon, so the nap
+     * is short; but not zero: draining at the producers' heels would fetch every task's cache line while its producer
+     * still writes it, and a short nap lets a batch build up instead. {@code wakeAt} stays AWAKE meanwhile.
      */
-    boolean tryTerminate() {
-        if (terminating) {
-            return true;
-        }
-        if (core.isStopped() && drainedForShutdownNow) {
-            // Queued for the workers after shutdownNow's drain (a due-now task that raced with it): it will never
-            // start and was not returned, so it is cancelled.
-            dispatcher.cancelUnstarted();
-        }
-        // The dispatcher is asked before the inbox: a worker that went idle has already published any periodic task
-        // it re-armed. The dispatcher's own decision then re-checks under its lock that nothing came since.
-        if (wheel.size() != 0 || !dispatcher.isQuiescent() || !inbox.isEmpty()
-                || !dispatcher.tryTerminate(core::finishTermination)) {
-            return false;
-        }
-        terminating = true;
-        core.enterTidying();
-        // Producers that passed the run-state check before termination may still offer: cancel what arrived. What
-        // arrives later, its producer cancels itself after seeing TIDYING.
-        for (ScheduledTask<?> task; (task = inbox.poll()) != null || !inbox.isEmpty(); ) {
-            if (task != null) {
-                task.cancelIfPending();
-            }
-        }
-        return true;
+    private void napWhileProducersAreBusy() {
+        LockSupport.parkNanos(this, BUSY_NAP_NANOS);
     }
 
     /**
@@ -320,44 +368,141 @@ final class MasterLoop implements Runnable {
         }
     }
 
-    // -- commands, run on the master thread -------------------------------------------------------------------------
+    // -- commands: run on the master thread, the caller waits -------------------------------------------------------
 
-    /** Cancels the tasks in the wheel that {@code keep} rejects (the shutdown policies). */
-    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
-        drainInbox();
-        wheel.removeIf(task -> !keep.test(task), task -> task.cancel(false));
-    }
-
-    /** Removes every task from the inbox and the wheel; those still pending go to {@code sink}, as returned. */
-    void drainPending(List<ScheduledTask<?>> sink) {
-        drainInbox();
-        drainedForShutdownNow = true;
-        wheel.removeIf(task -> true, task -> {
-            if (task.markReturned()) {
-                sink.add(task);
-            }
+    /**
+     * Cancels the tasks of the inbox and the wheel that the shutdown policies do not keep.
+     *
+     * @return false if the master has left (the executor has terminated)
+     */
+    boolean applyShutdownPolicies() {
+        return runCommand(m -> {
+            m.drainInbox();
+            m.wheel.removeIf(task -> !m.host.keptAfterShutdown(task), task -> task.cancel(false));
         });
     }
 
-    /** Copies every pending task of the inbox and the wheel into {@code sink}. */
-    void snapshotPending(List<ScheduledTask<?>> sink) {
-        drainInbox();
-        wheel.forEach(task -> {
-            if (task.isPending()) {
-                sink.add(task);
-            }
+    /**
+     * Takes every task that has not started out of the inbox, the wheel and the dispatcher, in one step that nothing
+     * moves tasks across; those still pending go to {@code sink}, marked as returned.
+     *
+     * @return false if the master has left
+     */
+    boolean drainUnstarted(List<ScheduledTask<?>> sink) {
+        return runCommand(m -> {
+            m.drainInbox();
+            m.wheel.removeIf(task -> true, task -> {
+                if (task.markReturned()) {
+                    sink.add(task);
+                }
+            });
+            m.dispatcher.drainUnstartedTo(sink);
         });
     }
 
-    /** @return the number of tasks in the inbox and the wheel */
-    int pendingCount() {
-        drainInbox();
-        return wheel.size();
+    /** Copies every pending task of the inbox, the wheel and the dispatcher into {@code sink}. @return as above */
+    boolean copyPendingTo(List<ScheduledTask<?>> sink) {
+        return runCommand(m -> {
+            m.drainInbox();
+            m.wheel.forEach(task -> {
+                if (task.isPending()) {
+                    sink.add(task);
+                }
+            });
+            m.dispatcher.copyWaitingTo(sink);
+        });
     }
 
-    /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. */
-    void purge() {
-        drainInbox();
+    /** @return the tasks in the inbox, the wheel and waiting in the dispatcher; -1 if the master has left */
+    long pendingCount() {
+        long[] count = {-1};
+        runCommand(m -> {
+            m.drainInbox();
+            count[0] = m.wheel.size() + (long) m.dispatcher.waitingCount();
+        });
+        return count[0];
+    }
+
+    /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. @return as above */
+    boolean purge() {
+        return runCommand(MasterLoop::drainInbox);
+    }
+
+    /**
+     * Hands over what is due now, then takes up to {@code max} due tasks from the dispatcher, those due first, into
+     * {@code sink}, marked as returned (getQueue's poll and drainTo). @return how many; -1 if the master has left
+     */
+    int takeDue(int max, List<ScheduledTask<?>> sink) {
+        int[] taken = {-1};
+        runCommand(m -> {
+            long now = m.host.now();
+            m.drainInbox();
+            m.handDue(now);
+            taken[0] = m.dispatcher.takeDue(max, sink);
+        });
+        return taken[0];
+    }
+
+    /** Cancels every task of the inbox, the wheel and the dispatcher (getQueue's clear). @return as above */
+    boolean cancelAll() {
+        return runCommand(m -> {
+            m.drainInbox();
+            m.wheel.removeIf(task -> true, task -> task.cancel(false));
+            m.dispatcher.cancelWaiting();
+        });
+    }
+
+    /**
+     * @return a time at or before which the earliest task the master holds is due ({@link TimingWheel#NONE} if it
+     *     holds none), or -1 if the master has left
+     */
+    long nextDeadline() {
+        long[] next = {-1};
+        runCommand(m -> {
+            m.drainInbox();
+            next[0] = m.wheel.nextDeadlineBound();
+        });
+        return next[0];
+    }
+
+    /**
+     * Takes a task in on the master thread, atomically with the termination decision (getQueue's offer after
+     * shutdown). @return false if the master has left, or is stopping: the task was not taken in
+     */
+    boolean insert(ScheduledTask<?> task) {
+        boolean[] inserted = {false};
+        runCommand(m -> {
+            if (!m.host.isStopping()) {
+                m.accept(task);
+                inserted[0] = true;
+            }
+        });
+        return inserted[0];
+    }
+
+    /**
+     * Runs {@code action} on the master thread and waits for it (at once if called on the master thread). An
+     * interrupt while waiting is remembered, not thrown.
+     *
+     * @return false if the master has left, so the action did not run, or if the action threw
+     */
+    boolean runCommand(Consumer<MasterLoop> action) {
+        if (Thread.currentThread() == thread) {
+            action.accept(this);
+            return true;
+        }
+        if (exited) {
+            return false;
+        }
+        Command command = new Command(action);
+        commands.add(command);
+        // The master sets exited and then skips what is queued; we queued and then read exited: one of the two sees
+        // the other. If we see it, the command is either still queued (we take it back) or already skipped.
+        if (exited && commands.remove(command)) {
+            return false;
+        }
+        wake();
+        return command.await();
     }
 
     /** Due tasks collected by one advance, handed to the workers in one batch; reused from turn to turn. */
@@ -410,14 +555,13 @@ final class MasterLoop implements Runnable {
             done.countDown();
         }
 
-        /** Waits until the master ran the command or left; an interrupt is remembered, not thrown. */
-        boolean await(MasterLoop master) {
+        /** Waits until the master ran the command or skipped it; an interrupt is remembered, not thrown. */
+        boolean await() {
             boolean interrupted = false;
             for (;;) {
                 try {
-                    if (done.await(10, TimeUnit.MILLISECONDS) || master.exited) {
-                        break;
-                    }
+                    done.await();
+                    break;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

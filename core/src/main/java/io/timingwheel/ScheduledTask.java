@@ -16,19 +16,24 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Its life is one {@code int} state, changed only by CAS:
  * <pre>
- *   NEW -> CLAIMED -> RUNNING -> COMPLETING -> NORMAL | EXCEPTIONAL   a run that ends
- *                     RUNNING -> NEW                                 a periodic run that ended well: the next is due
+ *   NEW -> CLAIMED -> STARTED -> COMPLETING -> NORMAL | EXCEPTIONAL   a run that ends
+ *                     STARTED -> NEW                                 a periodic run that ended well: the next is due
  *   NEW | REJECTED | RETURNED | CLAIMED -> CANCELLED                 cancelled before its action started
- *   RUNNING -> CANCELLED | INTERRUPTING -> INTERRUPTED              cancelled while running, as FutureTask allows
- *   NEW -> REJECTED -> NEW                                           given to the rejection handler, which may resubmit
- *   NEW -> RETURNED                                                  returned by shutdownNow, left uncancelled
+ *   STARTED -> CANCELLED | INTERRUPTING -> INTERRUPTED              cancelled while running, as FutureTask allows
+ *   NEW -> REJECTED -> NEW                                           not accepted (or taken back by its producer as
+ *                                                                    the executor shut down): given to the rejection
+ *                                                                    handler, which may hand it back
+ *   NEW -> RETURNED -> NEW                                           handed to the caller (shutdownNow, or the poll,
+ *                                                                    take or drainTo of getQueue()), uncancelled; the
+ *                                                                    caller may run it, or put it back in the queue
  *   NEW | CLAIMED -> COMPLETING -> EXCEPTIONAL                       failed before its action started (a hook threw,
  *                                                                    an external executor refused it)
  * </pre>
- * The race between {@code cancel}, firing and {@code shutdownNow} is decided by one CAS on {@code NEW}: whoever moves
- * the task out of {@code NEW} owns it. {@code CLAIMED} separates taking a task from starting its action, so that a
- * worker can run hooks (and a decorated task's own {@code run}) in between, and so that a task a worker took is never
- * returned by {@code shutdownNow} as well.
+ * The race between {@code cancel}, firing, taking back and {@code shutdownNow} is decided by one CAS on {@code NEW}:
+ * whoever moves the task out of {@code NEW} owns it. {@code CLAIMED} separates taking a task from starting its action,
+ * so that a worker can run hooks (and a decorated task's own {@code run}) in between, and so that a task a worker took
+ * is never returned by {@code shutdownNow} as well. ({@code STARTED} is a task's state; {@code RUNNING} is an
+ * executor's, in {@link Lifecycle}.)
  *
  * <h2>Waiting</h2>
  * Threads in {@code get} wait on a {@link CompletableFuture} that the first of them installs, and that the thread
@@ -45,7 +50,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int REJECTED = 1;
     static final int RETURNED = 2;
     static final int CLAIMED = 3;
-    static final int RUNNING = 4;
+    static final int STARTED = 4;
     static final int COMPLETING = 5;
     static final int NORMAL = 6;
     static final int EXCEPTIONAL = 7;
@@ -74,7 +79,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     private volatile int state;
 
     /**
-     * While CLAIMED or RUNNING: the thread running the task (so that {@code cancel(true)} can interrupt it without a
+     * While CLAIMED or STARTED: the thread running the task (so that {@code cancel(true)} can interrupt it without a
      * field of its own). Once done: the result or the Throwable. Published by the {@code state} transitions.
      */
     private Object outcome;
@@ -114,7 +119,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         int s = state;
         if (s == CLAIMED) {
             if (outcome == Thread.currentThread()) {
-                runClaimed();
+                startClaimed();
             }
             return;
         }
@@ -124,7 +129,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         if (!host.mayRun(this)) {
             cancel(false);
         } else if (claimFrom(s)) {
-            runClaimed();
+            startClaimed();
         }
     }
 
@@ -137,11 +142,11 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     }
 
     /**
-     * NEW to RUNNING for the current thread, which calls {@link #runStarted()} next with nothing in between (no hooks,
+     * NEW to STARTED for the current thread, which calls {@link #runAction()} next with nothing in between (no hooks,
      * no decoration): one CAS per run instead of two. @return false if the task was not NEW
      */
     final boolean claimAndStart() {
-        if (!STATE.compareAndSet(this, NEW, RUNNING)) {
+        if (!STATE.compareAndSet(this, NEW, STARTED)) {
             return false;
         }
         OUTCOME.setRelease(this, Thread.currentThread()); // cancel(true) waits for it: see interruptRunner
@@ -153,23 +158,23 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         if (!STATE.compareAndSet(this, s, CLAIMED)) {
             return false;
         }
-        outcome = Thread.currentThread(); // published to other threads by the CAS to RUNNING
+        outcome = Thread.currentThread(); // published to other threads by the CAS to STARTED
         if (s == NEW) {
             host.leftPending(this);
         }
         return true;
     }
 
-    private void runClaimed() {
-        if (STATE.compareAndSet(this, CLAIMED, RUNNING)) {
-            runStarted();
+    private void startClaimed() {
+        if (STATE.compareAndSet(this, CLAIMED, STARTED)) {
+            runAction();
         } // else cancelled since the claim: the action never starts
     }
 
-    /** Runs the action of a task this thread moved to RUNNING, unless a cancel has won since. */
-    final void runStarted() {
-        if (state != RUNNING) {
-            awaitCancellationInterrupt(); // cancelled between the claim and now: the action never starts
+    /** Runs the action of a task this thread moved to STARTED, unless a cancel has won since. */
+    final void runAction() {
+        if (state != STARTED) {
+            letInterruptingCancelFinish(); // cancelled between the claim and now: the action never starts
             return;
         }
         V result = null;
@@ -181,17 +186,17 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         }
         if (failure == null && isPeriodic()) {
             host.rearm(this);
-            awaitCancellationInterrupt(); // a cancel(true) that won against the re-arm may still be interrupting
+            letInterruptingCancelFinish(); // a cancel(true) that won against the re-arm may still be interrupting
         } else if (failure == null) {
-            finish(RUNNING, NORMAL, result);
+            finish(STARTED, NORMAL, result);
         } else {
-            finish(RUNNING, EXCEPTIONAL, failure);
+            finish(STARTED, EXCEPTIONAL, failure);
         }
     }
 
-    /** RUNNING to NEW with the next deadline, after a periodic run that ended well. @return false if cancelled */
+    /** STARTED to NEW with the next deadline, after a periodic run that ended well. @return false if cancelled */
     final boolean resetForNextRun() {
-        if (!STATE.compareAndSet(this, RUNNING, NEW)) {
+        if (!STATE.compareAndSet(this, STARTED, NEW)) {
             return false;
         }
         outcome = null;
@@ -225,7 +230,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
 
     private boolean finish(int from, int finalState, Object value) {
         if (!STATE.compareAndSet(this, from, COMPLETING)) {
-            awaitCancellationInterrupt();
+            letInterruptingCancelFinish();
             return false;
         }
         if (from == NEW) {
@@ -238,12 +243,17 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     }
 
     /**
-     * A cancel(true) that won against this run may still be about to interrupt the runner; wait until it has, so
-     * that the interrupt lands here and not in the worker's next task (the worker clears it before the next one).
+     * Returns once no {@code cancel(true)} is between its CAS to INTERRUPTING and the interrupt it then sends, so that
+     * the interrupt lands in this task's run, which the worker ends next, and never in the worker's next task (the
+     * worker clears what is left before taking one). The window is a few instructions wide; spinning is right.
      */
-    private void awaitCancellationInterrupt() {
-        while (state == INTERRUPTING) {
-            Thread.yield();
+    private void letInterruptingCancelFinish() {
+        for (int spins = 0; state == INTERRUPTING; spins++) {
+            if (spins < 64) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield(); // the cancelling thread was preempted: let it run
+            }
         }
     }
 
@@ -276,14 +286,32 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
 
     // -- ownership changes that are not runs ------------------------------------------------------------------------
 
-    /** NEW to REJECTED: the executor did not accept the task and hands it to the rejection handler. */
+    /** NEW to REJECTED: the executor did not accept the task (it was never published) and hands it to the handler. */
     final void markRejected() {
         STATE.compareAndSet(this, NEW, REJECTED);
     }
 
-    /** REJECTED to NEW, to accept the task after all. @return false if it is not a rejected task */
-    final boolean unmarkRejected() {
-        return STATE.compareAndSet(this, REJECTED, NEW);
+    /**
+     * NEW to REJECTED for a task its producer published as the executor shut down (see {@link Lifecycle}): it was
+     * not accepted after all and leaves wherever it waits.
+     *
+     * @return false if someone else took it first (a worker, shutdownNow, a cancel): it was accepted
+     */
+    final boolean takeBack() {
+        if (!STATE.compareAndSet(this, NEW, REJECTED)) {
+            return false;
+        }
+        host.leftPending(this);
+        return true;
+    }
+
+    /**
+     * REJECTED or RETURNED to NEW: a task handed back to the executor (by a rejection handler, or through
+     * {@code getQueue()}), to be accepted again. @return false if it is in neither state
+     */
+    final boolean reaccept() {
+        int s = state;
+        return (s == REJECTED || s == RETURNED) && STATE.compareAndSet(this, s, NEW);
     }
 
     /** @return true if the task is in the rejection handler's hands */
@@ -291,7 +319,16 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         return state == REJECTED;
     }
 
-    /** NEW to RETURNED, for shutdownNow. @return true if the task had not started and now belongs to the caller */
+    /** @return true if the task was handed to a caller (shutdownNow, or getQueue's poll, take or drainTo) */
+    final boolean isReturned() {
+        return state == RETURNED;
+    }
+
+    /**
+     * NEW to RETURNED: handed to a caller (shutdownNow, or getQueue's poll, take or drainTo), uncancelled.
+     *
+     * @return true if the task had not started and now belongs to the caller
+     */
     final boolean markReturned() {
         if (!STATE.compareAndSet(this, NEW, RETURNED)) {
             return false;
@@ -306,8 +343,8 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     public boolean cancel(boolean mayInterruptIfRunning) {
         for (;;) {
             int s = state;
-            if (s == RUNNING && mayInterruptIfRunning) {
-                if (STATE.compareAndSet(this, RUNNING, INTERRUPTING)) {
+            if (s == STARTED && mayInterruptIfRunning) {
+                if (STATE.compareAndSet(this, STARTED, INTERRUPTING)) {
                     try {
                         interruptRunner();
                     } finally {
@@ -317,7 +354,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
                     }
                     return true;
                 }
-            } else if (s > RUNNING) {
+            } else if (s > STARTED) {
                 return false;
             } else if (cancelFrom(s)) {
                 return true;
@@ -327,7 +364,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
 
     /**
      * Interrupts the thread running the task. A task started by {@link #claimAndStart()} publishes its runner just
-     * after the CAS to RUNNING; wait out that short window.
+     * after the CAS to STARTED; wait out that short window.
      */
     private void interruptRunner() {
         Object runner;
@@ -382,7 +419,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             completionSignal().get();
             s = state;
         }
-        return report(s);
+        return resultOrThrow(s);
     }
 
     @Override
@@ -399,7 +436,7 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
             }
             s = state;
         }
-        return report(s);
+        return resultOrThrow(s);
     }
 
     /** The signal that completes when the task is done; installed by the first caller, completed at once if done. */
@@ -424,15 +461,16 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         return signal;
     }
 
+    /** @return the result of a task that is done, or throws what {@code get} throws for it */
     @SuppressWarnings("unchecked")
-    private V report(int s) throws ExecutionException {
-        if (s == NORMAL) {
-            return (V) outcome;
-        }
+    private V resultOrThrow(int s) throws ExecutionException {
         if (s >= CANCELLED) {
             throw new CancellationException();
         }
-        throw new ExecutionException((Throwable) outcome);
+        if (s == EXCEPTIONAL) {
+            throw new ExecutionException((Throwable) outcome);
+        }
+        return (V) outcome;
     }
 
     // -- Delayed ----------------------------------------------------------------------------------------------------
@@ -448,32 +486,32 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
         if (other == this) {
             return 0;
         }
-        if (other instanceof ScheduledTask && ((ScheduledTask<?>) other).host == host) {
-            return Long.compare(deadline, ((ScheduledTask<?>) other).deadline);
+        if (other instanceof ScheduledTask<?> task && task.host == host) {
+            return Long.compare(deadline, task.deadline);
         }
         return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
     }
 
+    /** @return what {@code Object.toString} gives, then the state in the words of the JDK's futures, in brackets */
     @Override
     public String toString() {
-        String status;
-        switch (state) {
-            case NORMAL:
-                status = "[Completed normally]";
-                break;
-            case EXCEPTIONAL:
-                status = "[Completed exceptionally: " + outcome + "]";
-                break;
-            case CANCELLED:
-            case INTERRUPTING:
-            case INTERRUPTED:
-                status = "[Cancelled]";
-                break;
-            default:
-                Object action = action();
-                status = action == null ? "[Not completed]" : "[Not completed, task = " + action + "]";
+        return super.toString() + "[" + describeState() + "]";
+    }
+
+    /** The state as {@code FutureTask.toString} words it, which logs and tools written for the JDK may rely on. */
+    private String describeState() {
+        int s = state;
+        if (s >= CANCELLED) {
+            return "Cancelled";
         }
-        return super.toString() + status;
+        if (s == NORMAL) {
+            return "Completed normally";
+        }
+        if (s == EXCEPTIONAL) {
+            return "Completed exceptionally: " + outcome;
+        }
+        Object action = action();
+        return action == null ? "Not completed" : "Not completed, task = " + action;
     }
 
     // -- completion views -------------------------------------------------------------------------------------------

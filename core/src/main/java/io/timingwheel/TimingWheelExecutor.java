@@ -47,6 +47,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link #setExecuteExistingDelayedTasksAfterShutdownPolicy} and
  *       {@link #setContinueExistingPeriodicTasksAfterShutdownPolicy}. {@link #shutdownNow()} interrupts running tasks
  *       and returns the very futures that never started.</li>
+ *   <li>Due tasks are taken in deadline order, and tasks with equal deadlines in the order one thread submitted
+ *       them, whether the workers keep up or not; a periodic task's next run takes its place by its own deadline.
+ *       With one worker they run in that order, as the JDK's heap runs them: a one-thread executor is a serial
+ *       timer.</li>
+ *   <li>A task scheduled while {@link #shutdown()} runs is either rejected through the handler or accepted, and then
+ *       ends as the policies say; once {@link #awaitTermination} returns true (or {@link #isTerminated()} is true),
+ *       every accepted task has ended.</li>
  *   <li>The hooks {@link #beforeExecute}, {@link #afterExecute}, {@link #terminated} and {@link #decorateTask} are
  *       called where and as the JDK calls them.</li>
  *   <li>Null arguments throw {@link NullPointerException} before anything else happens.</li>
@@ -55,16 +62,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * every method that would touch it is overridden.
  *
  * <h2>Where it is deliberately better</h2>
+ * Each difference below changes only what code written for the JDK could not rely on: a future that would never
+ * complete, memory held for nothing, or a setting the JDK does not have.
  * <ul>
  *   <li>Cancelled tasks leave the executor at once, whatever {@link #setRemoveOnCancelPolicy} says: no memory is
- *       held until a cancelled task's deadline.</li>
- *   <li>{@link #remove(Runnable)} cancels the task it removes, so its future completes instead of waiting forever.</li>
+ *       held until a cancelled task's deadline, and {@link #getQueue()} no longer counts them.</li>
+ *   <li>{@link #remove(Runnable)}, and the removing methods of {@link #getQueue()}, cancel the task they remove, so
+ *       its future completes instead of waiting forever.</li>
  *   <li>{@link #shutdownNow()} returns exactly the accepted tasks that never started: a task is either started or
- *       returned, also when tasks run on a {@link Builder#workerExecutor}.</li>
+ *       returned, also when tasks run on a {@link Builder#workerExecutor}; none that was cancelled before.</li>
  *   <li>The number of pending tasks can be bounded ({@link Builder#maxPendingTasks}); beyond it, tasks are rejected
  *       through the handler, never silently dropped, and a rejected delayed task that a handler runs itself still
  *       never runs before its deadline.</li>
- *   <li>{@link #getQueue()} is a read-only view: it lists the pending futures but does not accept new ones.</li>
  *   <li>No accepted task is lost to a failing hook: if {@link #beforeExecute} throws, the task does not run and
  *       fails with that exception (the JDK's leaves its future incomplete forever); the worker thread dies of it and is
  *       replaced, as in the JDK.</li>
@@ -94,7 +103,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     private static final int DEFAULT_WHEEL_SIZE = 512;
 
     private final ExecutorCore core;
-    private final PendingTasksView queue;
+    private final PendingTaskQueue queue;
 
     /**
      * Creates an executor with the given core pool size, a default thread factory and the default rejection handler
@@ -168,20 +177,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     @SuppressWarnings("this-escape")
     private TimingWheelExecutor(Builder b, String name, ThreadFactory workerThreads) {
         super(b.workerThreads, workerThreads, b.handler);
-        ExecutorCore.Settings settings = new ExecutorCore.Settings();
-        settings.name = name;
-        settings.corePoolSize = b.workerThreads;
-        settings.threadFactory = workerThreads;
-        settings.masterThreadFactory = b.masterThreadFactory;
-        settings.workerExecutor = b.workerExecutor;
-        settings.tickNanos = b.tickNanos;
-        settings.wheelSize = b.wheelSize;
-        settings.maxPendingTasks = b.maxPendingTasks;
-        settings.failureHandler = b.failureHandler;
-        settings.skipMissedRuns = b.fixedRatePolicy == FixedRatePolicy.SKIP_MISSED;
-        settings.lateRunEventThresholdNanos = b.lateRunEventThresholdNanos;
-        this.core = new ExecutorCore(settings, new Hooks());
-        this.queue = new PendingTasksView(core);
+        this.core = new ExecutorCore(b.settings(name, workerThreads), new Hooks());
+        this.queue = new PendingTaskQueue(core);
     }
 
     /**
@@ -295,9 +292,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         if (command == null) {
             throw new NullPointerException();
         }
-        if (command instanceof ScheduledTask && ((ScheduledTask<?>) command).host == core
-                && ((ScheduledTask<?>) command).isRejected()) {
-            ScheduledTask<?> task = (ScheduledTask<?>) command;
+        if (command instanceof ScheduledTask<?> task && task.host == core && task.isRejected()) {
             ExecutorCore.Refusal refusal = core.resubmit(task);
             if (refusal != null) {
                 reject(task, task, refusal);
@@ -389,10 +384,24 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         return userTask;
     }
 
+    /**
+     * Hands a task that was not accepted to the rejection handler, as the JDK does. Two cases are ours alone, since
+     * the JDK has no pending limit: the default {@code AbortPolicy} names the limit when it is the cause, and
+     * {@code DiscardOldestPolicy} discards the task due first to make room (its own {@code getQueue().poll()} takes
+     * only a task already due, and retrying without room would recurse until the stack overflows).
+     */
     private void reject(ScheduledTask<?> task, Runnable userTask, ExecutorCore.Refusal refusal) {
-        task.markRejected();
-        core.rejected(task);
         RejectedExecutionHandler handler = getRejectedExecutionHandler();
+        if (refusal == ExecutorCore.Refusal.PENDING_LIMIT
+                && handler.getClass() == ThreadPoolExecutor.DiscardOldestPolicy.class) {
+            while (refusal == ExecutorCore.Refusal.PENDING_LIMIT && core.discardEarliestPending()) {
+                refusal = core.resubmit(task);
+            }
+            if (refusal == null) {
+                return;
+            }
+        }
+        core.rejected(task);
         if (refusal != ExecutorCore.Refusal.SHUT_DOWN && handler.getClass() == ThreadPoolExecutor.AbortPolicy.class) {
             // The JDK's default policy, with the cause an operator needs to tell overload from shutdown.
             throw new RejectedExecutionException("Task " + userTask + " rejected from " + this + ": "
@@ -552,27 +561,27 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     /**
      * Shuts down and waits until all tasks have completed, as {@code ExecutorService.close()} does on Java 19 and
      * later (and here on Java 17 too): if interrupted while waiting, calls {@link #shutdownNow()} once, keeps waiting,
-     * and restores the interrupt status before returning.
+     * and restores the interrupt status before returning. Does nothing on an executor that has terminated.
      */
     @Override
     public void close() {
-        boolean done = isTerminated();
-        if (done) {
+        if (isTerminated()) {
             return;
         }
         shutdown();
-        boolean interrupted = false;
-        while (!done) {
+        boolean interruptedWhileWaiting = false;
+        for (;;) {
             try {
-                done = awaitTermination(1L, TimeUnit.DAYS);
+                core.awaitTermination();
+                break;
             } catch (InterruptedException e) {
-                if (!interrupted) {
-                    shutdownNow();
-                    interrupted = true;
+                if (!interruptedWhileWaiting) {
+                    interruptedWhileWaiting = true;
+                    shutdownNow(); // the first interrupt stops the running tasks; later ones change nothing
                 }
             }
         }
-        if (interrupted) {
+        if (interruptedWhileWaiting) {
             Thread.currentThread().interrupt();
         }
     }
@@ -653,7 +662,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getCorePoolSize() {
-        return core.dispatcher.corePoolSize;
+        return core.corePoolSize();
     }
 
     /**
@@ -682,7 +691,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean prestartCoreThread() {
-        return core.dispatcher.prestartCoreThread();
+        return core.prestartCoreThread();
     }
 
     /**
@@ -706,7 +715,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getMaximumPoolSize() {
-        return core.dispatcher.maximumPoolSize;
+        return core.maximumPoolSize();
     }
 
     /**
@@ -721,7 +730,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
             throw new IllegalArgumentException("maximumPoolSize must be positive and not less than corePoolSize: "
                     + maximumPoolSize);
         }
-        core.dispatcher.maximumPoolSize = maximumPoolSize;
+        core.setMaximumPoolSize(maximumPoolSize);
     }
 
     /**
@@ -733,7 +742,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getKeepAliveTime(TimeUnit unit) {
-        return unit.convert(core.dispatcher.keepAliveNanos, TimeUnit.NANOSECONDS);
+        return unit.convert(core.keepAliveNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -752,8 +761,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         if (time == 0 && allowsCoreThreadTimeOut()) {
             throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
         }
-        core.dispatcher.keepAliveNanos = unit.toNanos(time);
-        core.dispatcher.poolSettingsChanged(getCorePoolSize());
+        core.setKeepAliveNanos(unit.toNanos(time));
     }
 
     /**
@@ -763,7 +771,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean allowsCoreThreadTimeOut() {
-        return core.dispatcher.allowCoreThreadTimeOut;
+        return core.allowsCoreThreadTimeOut();
     }
 
     /**
@@ -774,11 +782,10 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void allowCoreThreadTimeOut(boolean value) {
-        if (value && core.dispatcher.keepAliveNanos <= 0) {
+        if (value && core.keepAliveNanos() <= 0) {
             throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
         }
-        core.dispatcher.allowCoreThreadTimeOut = value;
-        core.dispatcher.poolSettingsChanged(getCorePoolSize());
+        core.allowCoreThreadTimeOut(value);
     }
 
     /**
@@ -789,7 +796,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getPoolSize() {
-        return core.dispatcher.poolSize();
+        return core.poolSize();
     }
 
     /**
@@ -799,7 +806,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getLargestPoolSize() {
-        return core.dispatcher.largestPoolSize();
+        return core.largestPoolSize();
     }
 
     /**
@@ -809,7 +816,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getActiveCount() {
-        return core.dispatcher.activeCount();
+        return core.activeCount();
     }
 
     /**
@@ -820,8 +827,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getTaskCount() {
-        Dispatcher d = core.dispatcher;
-        return d.completedCount() + d.activeCount() + core.pendingTaskCount();
+        return core.completedCount() + core.activeCount() + core.pendingTaskCount();
     }
 
     /**
@@ -832,17 +838,27 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getCompletedTaskCount() {
-        return core.dispatcher.completedCount();
+        return core.completedCount();
     }
 
     /**
-     * Returns a read-only view of the tasks that are accepted and have not started: each query sees them as they are
-     * then, and the same view is returned on every call. Its elements are what {@code schedule} returned; cancelled
-     * tasks are never in it. Unlike the JDK's queue (its live heap, which accepts additions that bypass the executor
-     * and can be drained), adding ({@code add}, {@code offer}, {@code put}), {@code take}, {@code drainTo} and
-     * {@code clear} throw {@link UnsupportedOperationException} (use {@link #shutdownNow()} to take the pending tasks);
-     * removing an element ({@code remove}, {@code poll}, which takes the task due first) cancels it; the timed
-     * {@code poll} and {@code offer} do not wait.
+     * Returns the queue of the tasks that are accepted and have not started, as the JDK's executor does, and the same
+     * queue on every call. Its elements are what {@code schedule} returned (decorated, if {@link #decorateTask}
+     * decorated them); each call sees the executor as it is then, and the iterator walks a snapshot. It does what code
+     * written for the JDK's queue does with it:
+     * <ul>
+     *   <li>{@code poll}, {@code take}, the timed {@code poll} and {@code drainTo} take out only due tasks, those due
+     *       first, as a delay queue does; a task taken out is the caller's, uncancelled, as one that
+     *       {@link #shutdownNow()} returns: the executor never runs it, the caller may run it, cancel it or add it
+     *       back. {@code peek} shows the task due first, due or not.</li>
+     *   <li>{@code remove}, {@code clear}, {@code removeIf}, {@code removeAll}, {@code retainAll} and the iterator's
+     *       {@code remove} cancel what they remove, so its future completes (the JDK's never completes).</li>
+     *   <li>{@code add}, {@code offer} and {@code put} take a {@link RunnableScheduledFuture} (anything else is a
+     *       {@link ClassCastException}, as in the JDK), which runs after its delay, also after {@link #shutdown()} if
+     *       the policies keep it; after {@link #shutdownNow()} it could never run, and is cancelled. Under a
+     *       {@link Builder#maxPendingTasks pending limit}, {@code offer} returns false once the limit is reached,
+     *       {@code add} throws {@link IllegalStateException} and {@code put} waits.</li>
+     * </ul>
      *
      * @return the pending tasks
      */
@@ -933,12 +949,11 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     @Override
     public String toString() {
         String state = core.isTerminated() ? "Terminated" : core.isShutdown() ? "Shutting down" : "Running";
-        Dispatcher d = core.dispatcher;
         return getClass().getName() + "@" + Integer.toHexString(hashCode()) + "[" + state
-                + ", pool size = " + d.poolSize()
-                + ", active threads = " + d.activeCount()
+                + ", pool size = " + core.poolSize()
+                + ", active threads = " + core.activeCount()
                 + ", queued tasks = " + core.pendingTaskCount()
-                + ", completed tasks = " + d.completedCount() + "]";
+                + ", completed tasks = " + core.completedCount() + "]";
     }
 
     // -- builder ----------------------------------------------------------------------------------------------------
@@ -1137,6 +1152,13 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
          */
         public TimingWheelExecutor build() {
             return new TimingWheelExecutor(this);
+        }
+
+        /** @return the settings as the core takes them, for an executor of the given name and worker threads */
+        private ExecutorCore.Settings settings(String name, ThreadFactory workers) {
+            return new ExecutorCore.Settings(name, workerThreads, workers, masterThreadFactory, workerExecutor,
+                    tickNanos, wheelSize, maxPendingTasks, failureHandler,
+                    fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos);
         }
 
         /** @return this builder, once it is known to work on this runtime */

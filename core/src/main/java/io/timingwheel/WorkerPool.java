@@ -1,26 +1,31 @@
 package io.timingwheel;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The executor's own worker threads and the FIFO of due tasks they take from.
+ * The executor's own worker threads and the queue of due tasks they take from, in deadline order ({@link DueQueue}).
  *
- * <p>One lock guards the FIFO, the worker set and the counts. The master hands over a whole batch of due tasks under
- * one acquisition, so the lock is taken about once per task by the workers and rarely by the master.
+ * <p>One lock guards the queue, the worker set and the counts. The master hands over a whole batch of due tasks under
+ * one acquisition, and a worker books the end of a run and takes its next task under one, so the lock is taken about
+ * once per task.
  *
- * <p>Threads come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatched task
+ * <p><b>Order.</b> A worker takes the first task of the queue, and only once the master has handed over every task
+ * it holds that is due before that one ({@link DispatcherHost#mayTake}): a task due at once, or a periodic task
+ * re-armed late, comes here straight, and must not pass a task that the master has not handed over yet. Until the
+ * master catches up (a turn, at most), workers wait; the master signals them. With one worker, tasks run in deadline
+ * order, as the JDK's heap runs them.
+ *
+ * <p><b>Threads</b> come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatch
  * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
- * {@code allowCoreThreadTimeOut}, leaves after the keep-alive time without work, except the last one while tasks are
- * pending, as the JDK's does. A worker that dies (a hook threw) is replaced; if the thread factory fails, the next
- * dispatch tries again and tasks wait, never lost.
+ * {@code allowCoreThreadTimeOut}, retires after the keep-alive time without work, but the last one stays while timers
+ * are pending, as the JDK's does. A worker whose thread dies (a hook threw) is replaced; if the thread factory fails,
+ * the next dispatch tries again and tasks wait, never lost.
  *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
@@ -29,17 +34,17 @@ final class WorkerPool extends Dispatcher {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
-    private final ArrayDeque<ScheduledTask<?>> due = new ArrayDeque<>();
+    private final DueQueue due = new DueQueue();
 
-    private int idle;
+    /** Workers waiting on {@code workAvailable}, for work or for the master. */
+    private int waitingWorkers;
     private int active;
     private int largest;
     private long completed;
     private long failed;
-    private boolean terminated;
 
-    /** Run once the pool has terminated and the last worker has left. */
-    private Runnable whenThreadsGone;
+    /** Set by the termination decision: nothing is taken or started any more, workers leave. */
+    private boolean closed;
 
     /** The lateness of runs by workers that have left. */
     private final long[] retiredLateness = new long[LatenessHistogram.BUCKETS];
@@ -47,150 +52,207 @@ final class WorkerPool extends Dispatcher {
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
 
-    WorkerPool(ExecutorCore core, int corePoolSize) {
-        super(core, corePoolSize);
+    /** Workers waiting for the master to catch up (see the class comment); the master reads it each turn. */
+    private volatile int waitingForMaster;
+
+    WorkerPool(String executor, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads) {
+        super(executor, host, runner, corePoolSize, threads);
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------
 
     @Override
-    void dispatch(ScheduledTask<?> task) {
-        boolean rejected;
+    boolean dispatch(ScheduledTask<?> task) {
         lock.lock();
         try {
-            rejected = terminated;
-            if (!rejected) {
-                due.addLast(task);
-                wakeIdle(1);
+            if (closed) {
+                return false;
             }
+            due.add(task, false);
+            wakeWaiting(1);
         } finally {
             lock.unlock();
         }
-        if (rejected) {
-            task.cancel(false);
-        } else {
-            prestart();
-        }
+        prestart();
+        return true;
     }
 
     @Override
     void dispatchAll(ScheduledTask<?>[] batch, int count) {
-        boolean rejected;
+        boolean handedOver;
         lock.lock();
         try {
-            rejected = terminated;
-            if (!rejected) {
+            handedOver = !closed;
+            if (handedOver) {
                 for (int i = 0; i < count; i++) {
-                    due.addLast(batch[i]);
+                    due.add(batch[i], true);
                 }
-                wakeIdle(count);
+                wakeWaiting(count);
             }
         } finally {
             lock.unlock();
         }
-        if (rejected) {
-            for (int i = 0; i < count; i++) {
-                batch[i].cancel(false);
-            }
-        } else {
+        if (handedOver) {
             prestart();
+        } else {
+            for (int i = 0; i < count; i++) {
+                batch[i].cancelIfPending(); // never: the master decides on termination after its last hand-off
+            }
         }
     }
 
-    /** Wakes as many idle workers as there are new tasks; the lock is held. */
-    private void wakeIdle(int tasks) {
-        for (int i = Math.min(tasks, idle); i > 0; i--) {
+    @Override
+    void masterCaughtUp() {
+        if (waitingForMaster > 0) {
+            lock.lock();
+            try {
+                workAvailable.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    @Override
+    boolean hasWorkersAwaitingMaster() {
+        return waitingForMaster > 0;
+    }
+
+    /** Wakes as many waiting workers as there are new tasks; the lock is held. */
+    private void wakeWaiting(int tasks) {
+        for (int i = Math.min(tasks, waitingWorkers); i > 0; i--) {
             workAvailable.signal();
         }
     }
 
+    // -- the workers' side ------------------------------------------------------------------------------------------
+
     /**
-     * Books the end of the worker's previous run, if any, then takes the next task for it, claiming it for the
-     * worker's thread, and blocks while there is none: one lock acquisition per task in the common case. Returns null
-     * when the worker must leave, having removed it from the pool under the same lock, so that a dispatch never counts
-     * on a worker that is leaving.
+     * Books the end of the worker's previous run, if any, then takes its next task, claimed for its thread, waiting
+     * while there is none: one lock acquisition per task in the common case.
+     *
+     * @return the task, or null when the worker must leave (it has left the pool then, under the same lock, so that a
+     *     dispatch never counts on a worker that is leaving)
      */
-    private ScheduledTask<?> take(Worker worker, boolean ranOne, boolean failedRun) {
-        boolean idleAfterShutdown;
+    private ScheduledTask<?> next(Worker worker, boolean ranOne, boolean runFailed) {
+        boolean lastRunAfterShutdown;
         lock.lock();
         try {
             if (ranOne) {
-                finished(failedRun);
+                bookRun(runFailed);
             }
-            ScheduledTask<?> task = poll(worker);
-            if (task != null || terminated) {
+            ScheduledTask<?> task = take(worker);
+            if (task != null || closed) {
                 return task;
             }
-            idleAfterShutdown = ranOne && active == 0 && core.isShutdown();
-            if (!idleAfterShutdown) {
-                return awaitTask(worker);
+            lastRunAfterShutdown = ranOne && active == 0 && host.isShutdown();
+            if (!lastRunAfterShutdown) {
+                return waitFor(worker);
             }
         } finally {
             lock.unlock();
         }
-        core.dispatcherIdle(); // maybe that was the last work: outside the lock, no lock order spans pool and master
+        host.dispatcherIdle(); // maybe that was the last work; outside the lock: the decision takes it under its own
         lock.lock();
         try {
-            return awaitTask(worker);
+            return waitFor(worker);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Books the end of a run; the lock is held. */
-    private void finished(boolean failedRun) {
+    private void bookRun(boolean runFailed) {
         active--;
         completed++;
-        if (failedRun) {
+        if (runFailed) {
             failed++;
         }
     }
 
     /**
-     * Takes the next task without blocking, claimed for the worker, or returns null (and removes the worker if the
-     * pool has terminated); the lock is held.
+     * Takes the first task if a worker may take it now, claimed for the worker's thread, or returns null (removing
+     * the worker if the pool is closed); the lock is held.
      */
-    private ScheduledTask<?> poll(Worker worker) {
-        if (terminated) {
-            remove(worker);
+    private ScheduledTask<?> take(Worker worker) {
+        if (closed) {
+            retire(worker);
             return null;
         }
-        // While stopping, tasks stay queued for shutdownNow to return: taking one now would leave it neither started
-        // nor returned.
-        ScheduledTask<?> task = core.isStopped() ? null : due.pollFirst();
-        if (task != null) {
-            active++;
-            worker.direct = runsDirectly(task);
-            worker.claimed = core.mayRun(task) && claim(task, worker.direct);
+        // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
+        // returned.
+        if (host.isStopping() || due.isEmpty() || !host.mayTake(due.peekDeadline())) {
+            return null;
         }
+        ScheduledTask<?> task = due.poll();
+        active++;
+        worker.direct = runner.runsDirectly(task);
+        worker.claimed = host.mayRun(task) && TaskRunner.claim(task, worker.direct);
         return task;
     }
 
-    /** Blocks until a task comes, the worker may retire, or the pool terminates; the lock is held. */
-    private ScheduledTask<?> awaitTask(Worker worker) {
-        boolean timedOut = false;
+    /**
+     * Waits until a task can be taken, the worker may retire, or the pool closes; the lock is held. A worker beyond
+     * the core size (or any, with core time-out) retires once it has waited the keep-alive time in vain, unless it is
+     * the last and timers are pending.
+     */
+    private ScheduledTask<?> waitFor(Worker worker) {
+        long retireAt = 0; // when the keep-alive time runs out; 0 until the worker may retire at all
         for (;;) {
-            ScheduledTask<?> task = poll(worker);
-            if (task != null || terminated) {
+            ScheduledTask<?> task = take(worker);
+            if (task != null || closed) {
                 return task;
             }
-            boolean timed = allowCoreThreadTimeOut || workerCount > corePoolSize;
-            if (timed && timedOut && (workerCount > 1 || !core.hasPendingTasks())) {
-                remove(worker); // idle for the keep-alive time, and not needed
-                return null;
+            if (!due.isEmpty() && !host.isStopping()) {
+                awaitMaster(due.peekDeadline());
+                continue;
             }
-            idle++;
-            try {
-                if (timed) {
-                    timedOut = workAvailable.awaitNanos(keepAliveNanos) <= 0;
-                } else {
+            boolean mayRetire = allowCoreThreadTimeOut || workerCount > corePoolSize;
+            if (!mayRetire) {
+                retireAt = 0;
+                waitingWorkers++;
+                try {
                     workAvailable.awaitUninterruptibly();
+                } finally {
+                    waitingWorkers--;
                 }
-            } catch (InterruptedException e) {
-                timedOut = false; // shutdownNow interrupts everyone; an idle worker just looks again
-            } finally {
-                idle--;
+                continue;
             }
+            long now = System.nanoTime();
+            if (retireAt == 0) {
+                retireAt = now + Math.max(1, keepAliveNanos);
+            } else if (now - retireAt >= 0) {
+                if (workerCount > 1 || !host.timersPending()) {
+                    retire(worker);
+                    return null;
+                }
+                retireAt = now + Math.max(1, keepAliveNanos); // the last one stays while timers are pending
+            }
+            waitingWorkers++;
+            try {
+                workAvailable.awaitNanos(retireAt - now);
+            } catch (InterruptedException e) {
+                // shutdownNow interrupts every worker; an idle one just looks again
+            } finally {
+                waitingWorkers--;
+            }
+        }
+    }
+
+    /**
+     * Waits for the master to hand over what is due before {@code deadline}; the lock is held. The count of waiting
+     * workers is raised before the gate is read again, and the master reads the count after it opened the gate, so
+     * one of the two sees the other: no signal is lost.
+     */
+    private void awaitMaster(long deadline) {
+        waitingForMaster++;
+        waitingWorkers++;
+        try {
+            if (!host.mayTake(deadline)) {
+                workAvailable.awaitUninterruptibly();
+            }
+        } finally {
+            waitingWorkers--;
+            waitingForMaster--;
         }
     }
 
@@ -198,8 +260,9 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     void prestart() {
-        if (workerCount < Math.max(1, corePoolSize)) {
-            addWorker(Math.max(1, corePoolSize));
+        int core = Math.max(1, corePoolSize);
+        if (workerCount < core) {
+            addWorker(core);
         }
     }
 
@@ -210,27 +273,28 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     boolean prestartCoreThread() {
-        boolean nothingLeft = core.isShutdown() && locked(due::isEmpty) && !core.hasPendingTasks();
-        if (core.isStopped() || nothingLeft) {
-            return false; // as ThreadPoolExecutor.addWorker: no new thread once nothing is left to run
-        }
         return addWorker(corePoolSize);
     }
 
     @Override
-    void poolSettingsChanged(int previousCorePoolSize) {
-        lock.lock();
-        try {
-            workAvailable.signalAll(); // idle workers look again whether they may stay, and for how long
-        } finally {
-            lock.unlock();
-        }
-        // As the JDK: a larger core starts workers for the tasks already waiting, up to the new size.
-        int added = corePoolSize - previousCorePoolSize;
-        for (int k = added > 0 ? (int) Math.min(added, core.pendingTaskCount()) : 0; k > 0; k--) {
-            if (!addWorker(corePoolSize)) {
+    void setCorePoolSize(int size, long waiting) {
+        int previous = corePoolSize;
+        corePoolSize = size;
+        keepAliveChanged(); // fewer core threads: the excess ones may retire now
+        for (long k = Math.min(size - previous, waiting); k > 0; k--) {
+            if (!addWorker(size)) {
                 break;
             }
+        }
+    }
+
+    @Override
+    void keepAliveChanged() {
+        lock.lock();
+        try {
+            workAvailable.signalAll();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -241,7 +305,7 @@ final class WorkerPool extends Dispatcher {
     private boolean addWorker(int limit) {
         lock.lock();
         try {
-            if (terminated || workerCount >= limit) {
+            if (closed || workerCount >= limit) {
                 return false;
             }
             workerCount++;
@@ -250,26 +314,12 @@ final class WorkerPool extends Dispatcher {
         }
         Worker worker = new Worker();
         try {
-            Thread thread = core.newWorkerThread(worker);
-            if (thread != null) {
-                worker.thread = thread;
-                lock.lock();
-                try {
-                    if (!terminated) {
-                        workers.add(worker);
-                        thread.start();
-                        largest = Math.max(largest, workers.size());
-                        return true;
-                    }
-                } catch (Throwable t) {
-                    workers.remove(worker);
-                    throw t;
-                } finally {
-                    lock.unlock();
-                }
+            Thread thread = threadFactory.newThread(worker);
+            if (thread != null && enlist(worker, thread)) {
+                return true;
             }
         } catch (Throwable t) {
-            core.reportInternalFailure("cannot start a worker thread", t);
+            InternalFailures.report(executor, "cannot start a worker thread", t);
         }
         lock.lock();
         try {
@@ -280,26 +330,44 @@ final class WorkerPool extends Dispatcher {
         return false;
     }
 
-    /** Takes a leaving worker out of the pool; the lock is held. */
-    private void remove(Worker worker) {
-        workers.remove(worker);
-        workerCount--;
-        worker.lateness.addTo(retiredLateness);
-        if (terminated && workers.isEmpty() && whenThreadsGone != null) {
-            Runnable last = whenThreadsGone;
-            whenThreadsGone = null;
-            worker.onExit = last;
+    /** Adds a worker and starts its thread, unless the pool has closed meanwhile. @return whether it started */
+    private boolean enlist(Worker worker, Thread thread) {
+        worker.thread = thread;
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            workers.add(worker);
+            try {
+                thread.start();
+            } catch (Throwable t) {
+                workers.remove(worker);
+                throw t;
+            }
+            largest = Math.max(largest, workers.size());
+            return true;
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** A worker's thread died of a hook's exception, in a run: book the run, and replace it unless the pool is done. */
-    private void died(Worker worker) {
+    /** Takes a leaving worker out of the pool; the lock is held. The last to leave a closed pool reports it. */
+    private void retire(Worker worker) {
+        workers.remove(worker);
+        workerCount--;
+        worker.lateness.addTo(retiredLateness);
+        worker.lastToLeave = closed && workers.isEmpty();
+    }
+
+    /** A worker's thread dies of what a hook threw in a run: books that run, and replaces the worker unless closed. */
+    private void replaceDead(Worker worker) {
         boolean replace;
         lock.lock();
         try {
-            finished(false);
-            remove(worker);
-            replace = !terminated;
+            bookRun(false);
+            retire(worker);
+            replace = !closed;
         } finally {
             lock.unlock();
         }
@@ -339,39 +407,20 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    void addTo(ExecutorStatistics.Builder stats) {
+    Figures figures() {
         lock.lock();
         try {
-            stats.running(active).completedRuns(completed).failedRuns(failed);
-            long[] sums = stats.lateness();
-            for (int i = 0; i < sums.length; i++) {
-                sums[i] += retiredLateness[i];
-            }
+            long[] lateness = retiredLateness.clone();
             for (Worker w : workers) {
-                w.lateness.addTo(stats.lateness());
+                w.lateness.addTo(lateness);
             }
+            return new Figures(active, completed, failed, lateness);
         } finally {
             lock.unlock();
         }
     }
 
-    @Override
-    boolean isOwnThread() {
-        Thread me = Thread.currentThread();
-        lock.lock();
-        try {
-            for (Worker w : workers) {
-                if (w.thread == me) {
-                    return true;
-                }
-            }
-            return false;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // -- shutdown ---------------------------------------------------------------------------------------------------
+    // -- queries and shutdown ---------------------------------------------------------------------------------------
 
     @Override
     boolean isStarved() {
@@ -380,39 +429,23 @@ final class WorkerPool extends Dispatcher {
         }
         lock.lock();
         try {
-            return !due.isEmpty() && workerCount == 0 && !terminated;
+            return !due.isEmpty() && workerCount == 0 && !closed;
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    boolean isQuiescent() {
-        lock.lock();
-        try {
-            return due.isEmpty() && active == 0;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    void cancelUnless(Predicate<ScheduledTask<?>> keep) {
+    void applyShutdownPolicies() {
         List<ScheduledTask<?>> dropped = new ArrayList<>();
         lock.lock();
         try {
-            for (Iterator<ScheduledTask<?>> it = due.iterator(); it.hasNext(); ) {
-                ScheduledTask<?> task = it.next();
-                if (!keep.test(task)) {
-                    it.remove();
-                    dropped.add(task);
-                }
-            }
+            due.removeIf(task -> !host.keptAfterShutdown(task), dropped::add);
         } finally {
             lock.unlock();
         }
         for (ScheduledTask<?> task : dropped) {
-            task.cancel(false);
+            task.cancelIfPending();
         }
     }
 
@@ -420,7 +453,7 @@ final class WorkerPool extends Dispatcher {
     void drainUnstartedTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
-            for (ScheduledTask<?> task; (task = due.pollFirst()) != null; ) {
+            for (ScheduledTask<?> task; (task = due.poll()) != null; ) {
                 if (task.markReturned()) {
                     sink.add(task);
                 }
@@ -431,30 +464,38 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    void snapshotTo(List<ScheduledTask<?>> sink) {
+    int takeDue(int max, List<ScheduledTask<?>> sink) {
+        int taken = 0;
         lock.lock();
         try {
-            for (ScheduledTask<?> task : due) {
-                if (task.isPending()) {
+            while (taken < max && !due.isEmpty()) {
+                ScheduledTask<?> task = due.poll();
+                if (task.markReturned()) {
                     sink.add(task);
+                    taken++;
                 }
             }
+        } finally {
+            lock.unlock();
+        }
+        return taken;
+    }
+
+    @Override
+    void copyWaitingTo(List<ScheduledTask<?>> sink) {
+        lock.lock();
+        try {
+            due.copyPendingTo(sink);
         } finally {
             lock.unlock();
         }
     }
 
     @Override
-    int pendingCount() {
+    int waitingCount() {
         lock.lock();
         try {
-            int n = 0;
-            for (ScheduledTask<?> task : due) {
-                if (task.isPending()) {
-                    n++;
-                }
-            }
-            return n;
+            return due.pendingCount();
         } finally {
             lock.unlock();
         }
@@ -481,82 +522,74 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    boolean tryTerminate(Runnable threadsGone) {
+    Closing close() {
         lock.lock();
         try {
-            if (terminated) {
-                return true;
+            if (closed) {
+                return Closing.ALREADY_CLOSED;
             }
-            if (!due.isEmpty() || active != 0) {
-                return false;
+            if (active != 0 || due.hasPending()) {
+                return Closing.BUSY;
             }
-            terminated = true;
-            workAvailable.signalAll(); // the idle workers leave now
-            if (!workers.isEmpty()) {
-                whenThreadsGone = threadsGone;
-                return true;
-            }
+            closed = true;
+            due.clear(); // what is left are stragglers that left NEW: taken back, cancelled, returned
+            workAvailable.signalAll(); // the waiting workers leave now
+            return workers.isEmpty() ? Closing.NO_THREADS_LEFT : Closing.THREADS_LEAVING;
         } finally {
             lock.unlock();
         }
-        threadsGone.run();
-        return true;
     }
 
     /** A worker thread's loop: take a task, run it, until the pool no longer needs the thread. */
     private final class Worker implements Runnable {
         Thread thread;
 
-        /** Whether the task that {@code take} returned last was claimed for this thread. */
+        /** Whether the task that {@code next} returned last was claimed for this thread. */
         boolean claimed;
 
-        /** Whether it runs without hooks or decoration (see {@link Dispatcher#runsDirectly}). */
+        /** Whether it runs without hooks or decoration (see {@link TaskRunner#runsDirectly}). */
         boolean direct;
 
-        /** Run by this thread as it leaves, if it was the last one of a terminated pool. */
-        Runnable onExit;
+        /** Set when this worker is the last to leave a closed pool: it then reports that the threads are gone. */
+        boolean lastToLeave;
 
         /** The lateness of this worker's runs; only this worker writes it. */
-        final LatenessHistogram lateness = new LatenessHistogram();
+        final LatenessHistogram lateness = LatenessHistogram.forOneThread();
 
         @Override
         public void run() {
-            boolean died = true;
             try {
                 boolean ranOne = false;
-                boolean failedRun = false;
-                for (ScheduledTask<?> task; (task = take(this, ranOne, failedRun)) != null; ) {
-                    ranOne = true;
-                    failedRun = false; // stays so if the run kills the thread; died() books that run
-                    failedRun = runOne(task);
+                boolean runFailed = false;
+                for (ScheduledTask<?> task; (task = next(this, ranOne, runFailed)) != null; ranOne = true) {
+                    try {
+                        runFailed = runOne(task);
+                    } catch (Throwable death) {
+                        replaceDead(this); // a hook or a decoration threw: the thread dies of it, as in the JDK
+                        throw death;
+                    }
                 }
-                died = false;
             } finally {
-                if (died) {
-                    died(this);
-                }
-                if (onExit != null) {
-                    onExit.run();
+                if (lastToLeave) {
+                    host.threadsGone();
                 }
             }
         }
 
-        /** Runs a task that take() returned. @return whether the run failed */
+        /** Runs a task that next() returned. @return whether the run failed */
         private boolean runOne(ScheduledTask<?> task) {
             if (!claimed) {
-                if (task.isPending()) {
-                    task.cancel(false); // the shutdown policies forbid it to run
-                }
+                task.cancelIfPending(); // the shutdown policies forbid it to run (or it was not pending any more)
                 return false;
             }
-            // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the executor
-            // is stopping, in which case it must.
-            if (core.isStopped()) {
+            // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the executor is
+            // stopping, in which case it must. Clear first, then look: a shutdownNow that comes after the look
+            // interrupts this thread itself, one that came before it is seen.
+            Thread.interrupted();
+            if (host.isStopping()) {
                 thread.interrupt();
-            } else {
-                Thread.interrupted();
             }
-            runClaimed(task, direct, thread, lateness);
+            runner.run(task, direct, thread, lateness);
             return task.isFailed();
         }
     }

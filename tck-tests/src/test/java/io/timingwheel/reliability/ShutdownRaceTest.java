@@ -325,10 +325,12 @@ class ShutdownRaceTest {
             allowed.add("[A<B] " + o); // scheduled before the shutdown: accepted
             allowed.add("[A~B] " + o);
         }
-        // Overlapping a shutdown() of an executor with nothing to do, a task can pass the state check, see the
-        // executor terminate before it is queued, and be cancelled (never lost): the JDK does the same (its
-        // delayedExecute re-checks the state after queueing and cancels the task).
-        allowed.add("[A~B] " + CANCELLED_UNRUN);
+        if (subject == Subject.STPE && stop == Stop.SHUTDOWN && kind != Kind.FIXED_RATE) {
+            // The JDK's delayedExecute queues the task after its state check and cancels it if the pool reached
+            // TIDYING in between (its last worker left on an empty queue): a narrow window that ours closes (the
+            // producer takes its task back and rejects it, or termination waits for it to run).
+            allowed.add("[A~B] " + CANCELLED_UNRUN);
+        }
         allowed.add("[A~B] " + REJECTED);
         allowed.add("[B<A] " + REJECTED); // scheduled after the shutdown: rejected
         return allowed;

@@ -187,24 +187,15 @@ class ManagementTest extends TckTestCase {
         }
     }
 
-    /**
-     * Deliberate difference: getQueue() is read-only for us (offer/add/put throw UnsupportedOperationException); STPE's
-     * queue accepts only its own task type and throws ClassCastException for a plain Runnable.
-     */
+    /** getQueue() holds only RunnableScheduledFutures: a plain Runnable offered to it is a ClassCastException. */
     @ForEachExecutor
-    void queueIsReadOnly(SchedulerFactory f) {
+    void queueRejectsPlainRunnables(SchedulerFactory f) {
         try (ManagedScheduler s = f.create()) {
             BlockingQueue<Runnable> q = s.getQueue();
-            if (s.isReference()) {
-                // STPE: the queue is its live work queue; a plain Runnable is not a RunnableScheduledFuture.
-                assertThrows(ClassCastException.class, () -> q.offer(NOOP));
-                assertThrows(ClassCastException.class, () -> q.add(NOOP));
-            } else {
-                // Ours: a view that no caller can corrupt.
-                assertThrows(UnsupportedOperationException.class, () -> q.offer(NOOP));
-                assertThrows(UnsupportedOperationException.class, () -> q.add(NOOP));
-                assertThrows(UnsupportedOperationException.class, () -> q.put(NOOP));
-            }
+            // Both: the queue holds RunnableScheduledFutures; a plain Runnable is not one.
+            assertThrows(ClassCastException.class, () -> q.offer(NOOP));
+            assertThrows(ClassCastException.class, () -> q.add(NOOP));
+            assertThrows(ClassCastException.class, () -> q.put(NOOP));
             assertTrue(q.isEmpty());
         }
     }

@@ -1,0 +1,268 @@
+package io.timingwheel;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The run state of an executor, its two shutdown policies, and the one place where termination is decided.
+ *
+ * <h2>States</h2>
+ * The run state only grows, as in {@code ThreadPoolExecutor}:
+ * <pre>
+ * state       entered by          new tasks      the master                    the dispatcher            left when
+ * RUNNING     construction        accepted       links, fires, sleeps          runs due tasks            shutdown(), shutdownNow()
+ * SHUTDOWN    shutdown()          rejected (1)   cancels what the policies     runs what it holds        the decision (2)
+ *                                                do not keep, fires the rest
+ * STOP        shutdownNow()       rejected (1)   emptied by shutdownNow's      starts nothing; running   the decision (2)
+ *                                                drain; fires nothing          tasks are interrupted
+ * TIDYING     the decision (2)    rejected       has left its loop             closed: takes nothing;    its last thread has left,
+ *                                                                              its threads leave         or none was left: terminated()
+ * TERMINATED  after terminated()  rejected
+ * </pre>
+ * (1) Whoever publishes a task (a producer, or a run re-arming a periodic task) publishes it first and then reads the
+ * state again; if the task may no longer stay, the publisher takes it back by a CAS out of {@code NEW} (a producer
+ * then rejects a one-shot task; a periodic one, which may have run and re-armed already, is cancelled, as a re-arm
+ * cancels it, unless the policy keeps it), and if that CAS fails, someone who looked after the change (shutdownNow's
+ * drain, a worker, the shutdown policies) already has it. So a task whose publisher read the old state after
+ * publishing is visible to whoever acts on the new state, every other one is its publisher's to end, and nobody has
+ * to clean up stragglers.
+ *
+ * <p>(2) <b>The decision.</b> The executor terminates once it is shut down, the master holds nothing (its inbox and
+ * wheel are empty) and the dispatcher is idle (no task waits there, none runs), which the dispatcher checks and
+ * records in one step under its own lock ({@link Dispatcher#close}), so that no task reaches it afterwards. The
+ * master decides, at the end of each turn once shut down, if it was ever started: only it can see its inbox and
+ * wheel. Otherwise the thread that shut down or made the dispatcher idle decides, under this object's monitor, which
+ * also guards the start of the master, so no master starts after a decision made without one. The master's view
+ * cannot be stale: once shut down, tasks reach it only from publishers that take back what they should not have
+ * published (1), from a run re-arming a periodic task (the dispatcher is not idle until that run has published it),
+ * or from commands, which run on the master thread itself.
+ *
+ * <p>One fact, one field: {@code runState}; {@code masterStarted}; the dispatcher's own {@code closed}. Once an
+ * accepted task's {@code schedule} call has returned, {@code isTerminated()} is true only when that task has ended.
+ */
+final class Lifecycle {
+    static final int RUNNING = 0;
+    static final int SHUTDOWN = 1;
+    static final int STOP = 2;
+    static final int TIDYING = 3;
+    static final int TERMINATED = 4;
+
+    private static final VarHandle RUN_STATE;
+
+    static {
+        try {
+            RUN_STATE = MethodHandles.lookup().findVarHandle(Lifecycle.class, "runState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final Clock clock;
+    private final ExecutorHooks hooks;
+    private final CountDownLatch terminationSignal = new CountDownLatch(1);
+
+    /** RUNNING to TERMINATED; only grows. */
+    private volatile int runState;
+
+    /** Whether the master thread was started; set under this object's monitor, read anywhere. */
+    private volatile boolean masterStarted;
+
+    private volatile boolean continueExistingPeriodicTasks;
+    private volatile boolean executeExistingDelayedTasks = true;
+
+    Lifecycle(String name, Clock clock, ExecutorHooks hooks) {
+        this.name = name;
+        this.clock = clock;
+        this.hooks = hooks;
+    }
+
+    // -- the run state ----------------------------------------------------------------------------------------------
+
+    int runState() {
+        return runState;
+    }
+
+    boolean isRunning() {
+        return runState == RUNNING;
+    }
+
+    boolean isShutdown() {
+        return runState >= SHUTDOWN;
+    }
+
+    boolean isStopping() {
+        return runState >= STOP;
+    }
+
+    boolean isTerminating() {
+        int rs = runState;
+        return rs >= SHUTDOWN && rs < TERMINATED;
+    }
+
+    boolean isTerminated() {
+        return runState == TERMINATED;
+    }
+
+    /** @return true if the state was below TIDYING: there may be tasks to apply the new state to */
+    boolean advanceTo(int target) {
+        for (;;) {
+            int rs = runState;
+            if (rs >= target) {
+                return rs < TIDYING;
+            }
+            if (RUN_STATE.compareAndSet(this, rs, target)) {
+                return true;
+            }
+        }
+    }
+
+    // -- the shutdown policies --------------------------------------------------------------------------------------
+
+    /** @return whether the run state (and, once shut down, the policies) let this task run or stay */
+    boolean mayRun(ScheduledTask<?> task) {
+        int rs = runState;
+        return rs == RUNNING || (rs == SHUTDOWN && keptAfterShutdown(task));
+    }
+
+    /** What {@code shutdown()} keeps, by the two policies: periodic tasks, and delayed ones (always when due). */
+    boolean keptAfterShutdown(ScheduledTask<?> task) {
+        return task.isPeriodic()
+                ? continueExistingPeriodicTasks
+                : executeExistingDelayedTasks || task.deadline <= clock.now();
+    }
+
+    boolean continuesExistingPeriodicTasks() {
+        return continueExistingPeriodicTasks;
+    }
+
+    boolean executesExistingDelayedTasks() {
+        return executeExistingDelayedTasks;
+    }
+
+    /** @return true if the policy no longer keeps tasks it kept, after shutdown: they must be cancelled now */
+    boolean setContinueExistingPeriodicTasks(boolean value) {
+        continueExistingPeriodicTasks = value;
+        return !value && isShutdown();
+    }
+
+    /** @return true if the policy no longer keeps tasks it kept, after shutdown: they must be cancelled now */
+    boolean setExecuteExistingDelayedTasks(boolean value) {
+        executeExistingDelayedTasks = value;
+        return !value && isShutdown();
+    }
+
+    // -- the master's start -----------------------------------------------------------------------------------------
+
+    boolean masterStarted() {
+        return masterStarted;
+    }
+
+    /**
+     * Starts the master thread once, unless shutdownNow has begun or the executor has terminated: a master started
+     * then would hold the task that asked for it where no drain and no decision looks any more.
+     *
+     * @return whether the master runs
+     */
+    synchronized boolean startMaster(MasterLoop master) {
+        if (masterStarted) {
+            return true;
+        }
+        if (runState >= STOP || !master.startThread()) {
+            return false;
+        }
+        masterStarted = true;
+        return true;
+    }
+
+    // -- the decision -----------------------------------------------------------------------------------------------
+
+    /**
+     * The decision, made by the master at the end of a turn that found its inbox and wheel empty.
+     *
+     * @return true if the executor terminates: the master leaves its loop
+     */
+    boolean masterHoldsNothing(Dispatcher dispatcher) {
+        Dispatcher.Closing closing;
+        synchronized (this) {
+            closing = close(dispatcher);
+        }
+        return finishIfDone(closing);
+    }
+
+    /**
+     * Something happened that can let the executor terminate (a shutdown, a dispatcher that became idle): decides now
+     * if no master was ever started, else wakes the master to decide.
+     */
+    void requestDecision(Dispatcher dispatcher, MasterLoop master) {
+        Dispatcher.Closing closing = Dispatcher.Closing.BUSY;
+        boolean masterDecides;
+        synchronized (this) {
+            masterDecides = masterStarted;
+            if (!masterDecides) {
+                closing = close(dispatcher);
+            }
+        }
+        if (masterDecides) {
+            master.wake();
+        } else {
+            finishIfDone(closing);
+        }
+    }
+
+    /** Closes the dispatcher and moves to TIDYING if the executor can terminate; this object's monitor is held. */
+    private Dispatcher.Closing close(Dispatcher dispatcher) {
+        int rs = runState;
+        if (rs >= TIDYING) {
+            return Dispatcher.Closing.ALREADY_CLOSED;
+        }
+        if (rs < SHUTDOWN) {
+            return Dispatcher.Closing.BUSY;
+        }
+        Dispatcher.Closing closing = dispatcher.close();
+        if (closing != Dispatcher.Closing.BUSY) {
+            runState = TIDYING;
+        }
+        return closing;
+    }
+
+    /** @return true if terminated or terminating; runs the last step now if no thread of the dispatcher is left */
+    private boolean finishIfDone(Dispatcher.Closing closing) {
+        if (closing == Dispatcher.Closing.NO_THREADS_LEFT) {
+            finish();
+        }
+        return closing != Dispatcher.Closing.BUSY;
+    }
+
+    /**
+     * The last step, exactly once: after the decision, when the dispatcher's last thread has left (called by that
+     * thread) or at once if none was left. Runs {@code terminated()}, then moves to TERMINATED.
+     */
+    void finish() {
+        synchronized (this) {
+            // The decision that closed the dispatcher records TIDYING before it lets go of this monitor, and the
+            // dispatcher's last thread may get here first: it waits for that here, for the moment it takes.
+            assert runState == TIDYING;
+        }
+        try {
+            hooks.terminated();
+        } catch (Throwable t) {
+            InternalFailures.report(name, "terminated() threw", t);
+        } finally {
+            runState = TERMINATED;
+            terminationSignal.countDown();
+        }
+    }
+
+    boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return terminationSignal.await(timeout, unit);
+    }
+
+    /** Waits without a time limit until TERMINATED. */
+    void awaitTermination() throws InterruptedException {
+        terminationSignal.await();
+    }
+
+}

@@ -1,0 +1,29 @@
+package io.timingwheel;
+
+/**
+ * What the {@link MasterLoop} asks of the executor that owns it: the whole channel from the master back to the core.
+ * Implemented by {@link ExecutorCore}.
+ */
+interface MasterHost {
+    /** @return nanoseconds since the executor's origin, the time base of every deadline */
+    long now();
+
+    /** @return true once shut down */
+    boolean isShutdown();
+
+    /** @return true once shutdownNow has begun: nothing fires any more, shutdownNow's drain takes what is held */
+    boolean isStopping();
+
+    /** @return whether the run state (and, once shut down, the policies) let this task stay */
+    boolean mayRun(ScheduledTask<?> task);
+
+    /** @return whether the shutdown policies keep this task */
+    boolean keptAfterShutdown(ScheduledTask<?> task);
+
+    /**
+     * The master, shut down, found its inbox and wheel empty at the end of a turn: the termination decision.
+     *
+     * @return true if the executor terminates: the master leaves its loop
+     */
+    boolean masterHoldsNothing();
+}
