@@ -12,15 +12,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.Recording;
@@ -61,6 +68,135 @@ class BeyondTheJdkTest {
         assertTrue(stats.latenessPercentileNanos(1.0) > 0);
         assertThrows(IllegalArgumentException.class, () -> stats.latenessPercentileNanos(1.5));
         executor.shutdownNow();
+    }
+
+    /**
+     * On an external executor, runs start on many threads at once, and each run's lateness is counted, none lost: the
+     * external executor's threads share one histogram, which must take concurrent records.
+     */
+    @Test
+    void latenessCountsEveryRunOnAnExternalExecutor() throws Exception {
+        int producers = 4;
+        int perProducer = 25_000;
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        TimingWheelExecutor executor = TimingWheelExecutor.builder().workerExecutor(pool).build();
+        try {
+            CountDownLatch ran = new CountDownLatch(producers * perProducer);
+            List<Thread> threads = new ArrayList<>();
+            for (int p = 0; p < producers; p++) {
+                Thread t = new Thread(() -> {
+                    for (int i = 0; i < perProducer; i++) {
+                        executor.execute(ran::countDown);
+                    }
+                });
+                threads.add(t);
+                t.start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            assertTrue(ran.await(TIMEOUT, SECONDS));
+            awaitCompleted(executor, producers * perProducer);
+            assertEquals(producers * perProducer, executor.statistics().latenessSamples());
+        } finally {
+            executor.shutdownNow();
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The failure handler gets the future as the caller holds it: with a {@code decorateTask} subclass, the decorated
+     * one that {@code schedule} returned, not the task inside it.
+     */
+    @Test
+    void failureHandlerGetsTheDecoratedFuture() throws Exception {
+        CompletableFuture<Future<?>> handed = new CompletableFuture<>();
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Future<?>>[] handedTo = new CompletableFuture[] {handed};
+        TimingWheelExecutor executor = new TimingWheelExecutor(TimingWheelExecutor.builder()
+                .taskFailureHandler((future, failure) -> handedTo[0].complete(future))) {
+            @Override
+            protected <V> RunnableScheduledFuture<V> decorateTask(Runnable runnable, RunnableScheduledFuture<V> task) {
+                return new Wrapped<>(task);
+            }
+
+            @Override
+            protected <V> RunnableScheduledFuture<V> decorateTask(Callable<V> callable, RunnableScheduledFuture<V> task) {
+                return new Wrapped<>(task);
+            }
+        };
+        try {
+            Runnable failingRunnable = () -> {
+                throw new IllegalStateException("fails");
+            };
+            Callable<Object> failingCallable = () -> {
+                throw new IllegalStateException("fails");
+            };
+            Future<?> returned = executor.schedule(failingRunnable, 1, MILLISECONDS);
+            assertInstanceOf(Wrapped.class, returned);
+            assertSame(returned, handed.get(TIMEOUT, SECONDS));
+            CompletableFuture<Future<?>> second = new CompletableFuture<>();
+            handedTo[0] = second;
+            returned = executor.schedule(failingCallable, 1, MILLISECONDS);
+            assertInstanceOf(Wrapped.class, returned);
+            assertSame(returned, second.get(TIMEOUT, SECONDS));
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    /** A decoration that only delegates, as a tracing or context-passing wrapper does. */
+    private static final class Wrapped<V> implements RunnableScheduledFuture<V> {
+        private final RunnableScheduledFuture<V> inner;
+
+        Wrapped(RunnableScheduledFuture<V> inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public boolean isPeriodic() {
+            return inner.isPeriodic();
+        }
+
+        @Override
+        public void run() {
+            inner.run();
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            return inner.getDelay(unit);
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            return inner.compareTo(other);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return inner.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return inner.isCancelled();
+        }
+
+        @Override
+        public boolean isDone() {
+            return inner.isDone();
+        }
+
+        @Override
+        public V get() throws InterruptedException, ExecutionException {
+            return inner.get();
+        }
+
+        @Override
+        public V get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            return inner.get(timeout, unit);
+        }
     }
 
     private static void awaitCompleted(TimingWheelExecutor executor, long runs) throws InterruptedException {
