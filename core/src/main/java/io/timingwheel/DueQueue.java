@@ -147,8 +147,8 @@ final class DueQueue {
         }
     }
 
-    /** @return how many tasks in the queue are pending */
-    int pendingCount() {
+    /** @return how many tasks in the queue still wait to run (those cancelled meanwhile are not counted) */
+    int waitingCount() {
         int n = 0;
         for (int i = head; i < tail; i++) {
             if (tasks[i].isPending()) {

@@ -4,20 +4,20 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The master's inbox: a few {@link MpscChunkedQueue}s ("stripes"), a producer thread always offering to the same one,
+ * The master's inbox: a few {@link FetchAddQueue}s ("stripes"), a producer thread always offering to the same one,
  * so that producers on different cores do not all make their atomic add on one cache line (the claim counter of one
  * chunk) and write neighbouring slots of one array. Any thread may {@link #offer}; only the owner (the master) may
  * {@link #poll} and ask {@link #isEmpty}.
  *
  * <p>Order is kept per producer thread (one thread, one stripe), not across threads, which nothing needs: what a task
  * is (pending, cancelled) is decided by its own state, not by the order in which the master hears of it. A stripe is
- * created by the first offer that needs it, so an executor used by one thread holds one chunk, as before.
+ * created by the first offer that needs it, so an executor used by one thread holds one chunk.
  */
 final class StripedInbox<E> {
-    private static final VarHandle STRIPE = MethodHandles.arrayElementVarHandle(MpscChunkedQueue[].class);
+    private static final VarHandle STRIPE = MethodHandles.arrayElementVarHandle(FetchAddQueue[].class);
 
     /** The stripes; a slot is null until a producer first offers to it, published by CAS, read with acquire. */
-    private final MpscChunkedQueue<?>[] stripes;
+    private final FetchAddQueue<?>[] stripes;
     private final int mask;
 
     /**
@@ -35,7 +35,7 @@ final class StripedInbox<E> {
      */
     StripedInbox(int producers) {
         int n = Math.min(64, Integer.highestOneBit(Math.max(1, producers) * 2 - 1) << 1);
-        this.stripes = new MpscChunkedQueue<?>[n];
+        this.stripes = new FetchAddQueue<?>[n];
         this.mask = n - 1;
         this.stripeShift = 64 - Integer.numberOfTrailingZeros(n);
     }
@@ -48,17 +48,17 @@ final class StripedInbox<E> {
     /** Appends a node to the calling thread's stripe (any thread); lock-free. */
     void offer(E node) {
         int i = stripeOf(Thread.currentThread());
-        MpscChunkedQueue<E> stripe = stripe(i);
+        FetchAddQueue<E> stripe = stripe(i);
         if (stripe == null) {
-            STRIPE.compareAndSet(stripes, i, (MpscChunkedQueue<?>) null, new MpscChunkedQueue<E>());
+            STRIPE.compareAndSet(stripes, i, (FetchAddQueue<?>) null, new FetchAddQueue<E>());
             stripe = stripe(i);
         }
         stripe.offer(node);
     }
 
     @SuppressWarnings("unchecked") // every stripe is made by offer(), as a queue of E
-    private MpscChunkedQueue<E> stripe(int i) {
-        return (MpscChunkedQueue<E>) STRIPE.getAcquire(stripes, i);
+    private FetchAddQueue<E> stripe(int i) {
+        return (FetchAddQueue<E>) STRIPE.getAcquire(stripes, i);
     }
 
     /**
@@ -77,7 +77,7 @@ final class StripedInbox<E> {
      */
     E poll() {
         for (int k = 0; k <= mask; k++) {
-            MpscChunkedQueue<E> stripe = stripe(cursor);
+            FetchAddQueue<E> stripe = stripe(cursor);
             E node = stripe == null ? null : stripe.poll();
             if (node != null) {
                 return node;
@@ -90,7 +90,7 @@ final class StripedInbox<E> {
     /** @return true if no node is queued or being written in any stripe; owner only (see the stripes' isEmpty) */
     boolean isEmpty() {
         for (int i = 0; i <= mask; i++) {
-            MpscChunkedQueue<E> stripe = stripe(i);
+            FetchAddQueue<E> stripe = stripe(i);
             if (stripe != null && !stripe.isEmpty()) {
                 return false;
             }

@@ -495,7 +495,7 @@ final class WorkerPool extends Dispatcher {
     int waitingCount() {
         lock.lock();
         try {
-            return due.pendingCount();
+            return due.waitingCount();
         } finally {
             lock.unlock();
         }

@@ -21,14 +21,18 @@
  *       work is what expires or moves, never what is merely pending, and no tick carries a burst. Per-level
  *       occupancy bitmaps let it skip empty ticks and report the next deadline. It is tested alone with a fake
  *       time, against a model.</li>
- *   <li><b>The concurrency shell</b>: {@code ExecutorCore} (run state, termination, pending limit, hand-offs,
- *       shutdown policies), {@code MasterLoop} (the thread that owns the wheel) and a {@code Dispatcher} where due
- *       tasks run: the executor's own {@code WorkerPool}, or an {@code ExternalDispatcher} over a user's
- *       {@link java.util.concurrent.Executor}.</li>
+ *   <li><b>The concurrency shell</b>: {@code ExecutorCore} (accepting tasks, the operations of {@code getQueue()},
+ *       the shutdowns), which owns one part per job: {@code Lifecycle} (run state, policies, the one place where
+ *       termination is decided), {@code MasterLoop} (the thread that owns the wheel), a {@code Dispatcher} where due
+ *       tasks run (the executor's own {@code WorkerPool}, or an {@code ExternalDispatcher} over a user's
+ *       {@link java.util.concurrent.Executor}), {@code PendingLimit}, {@code Decorations}, {@code Instrumentation}
+ *       and {@code TaskRunner} (hooks around a run).</li>
  * </ol>
- * The channels between them are narrow and one-way where they can be: a task reaches its executor only through
- * {@code TaskHost} (seven methods: the time, whether it may run, and what happened to it); the core reaches the facade
- * only through {@code ExecutorHooks} ({@code beforeExecute}, {@code afterExecute}, {@code terminated}).
+ * The channels between them are narrow and one-way: each part reaches the core through one interface of its own,
+ * tasks through {@code TaskHost} (the time, whether a task may run, and what happened to it), dispatchers through
+ * {@code DispatcherHost}, the master through {@code MasterHost}; the core reaches the facade only through
+ * {@code ExecutorHooks} ({@code beforeExecute}, {@code afterExecute}, {@code terminated}). No class below the facade
+ * calls it, the facade calls only the core's methods, and no callback built in the core runs on another thread.
  *
  * <h3>The path of a task</h3>
  * <ol>
@@ -36,10 +40,10 @@
  *       is the returned future, the inbox message and the wheel node), reads the clock and calls
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
  *       delay of zero or less goes straight to the dispatcher. Otherwise the task is offered to the master's inbox
- *       ({@code StripedInbox}: a few {@code MpscChunkedQueue}s, one per group of producer threads, so that producers
+ *       ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer threads, so that producers
  *       on different cores do not contend for one cache line; an offer is one atomic add and a store into an array
- *       slot, no lock; an array chunk per thousand offers). Only if it is due before the time the master sleeps until does the producer unpark the
- *       master.</li>
+ *       slot, no lock; an array chunk per thousand offers). Only if it is due before the time the master sleeps
+ *       until does the producer unpark the master.</li>
  *   <li>The master thread drains the inbox into the wheel, unlinks tasks that were cancelled while linked (a cancel
  *       posts the task itself), advances the wheel to now, hands the due tasks to the dispatcher in one batch, and
  *       parks until the wheel's next deadline: exactly that deadline, not the next tick, so tasks fire as close to
@@ -57,22 +61,40 @@
  *       serve the wheel only; the inbox, the due batch and the workers' queue hold references of their own.</li>
  *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
  *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
- *   <li>The workers' queue of due tasks, the worker set and the counts: the pool's lock.</li>
- *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in the core; it only grows.</li>
+ *   <li>The workers' queue of due tasks, the worker set, the counts and whether the pool is closed: the pool's
+ *       lock.</li>
+ *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in {@code Lifecycle}; it only
+ *       grows.</li>
  * </ul>
+ *
+ * <h3>Order</h3>
+ * Due tasks reach the workers in deadline order, tasks with equal deadlines from one thread in the order they were
+ * submitted, as from the JDK's heap: the wheel gives up nodes in that order, the master hands them over in batches
+ * so, and the workers' {@code DueQueue} keeps it. A task due at once goes to the dispatcher straight; so that it never
+ * passes a timer due before it that the master has yet to hand over, a worker takes a task only once the master has
+ * handed over everything due before it (the order gate, {@code MasterLoop.hasHandedThrough}). With one worker, tasks
+ * run in that order; a periodic task's runs take their places by their own deadlines.
  *
  * <h3>Shutdown and termination</h3>
  * {@code shutdown()} moves to SHUTDOWN and applies the two policies at once to every task that has not started,
  * wherever it waits (inbox, wheel, workers' queue, external executor): what they do not keep is cancelled.
  * {@code shutdownNow()} moves to STOP and takes every unstarted task out of the inbox, the wheel and the dispatcher in
  * one step on the master thread, marking each {@code RETURNED} by CAS, so a task is either claimed by a worker or
- * returned, never both and never neither; then it interrupts the running tasks. Termination is decided on the master
- * thread (or, if no master was ever started, under the core's lock) when the wheel and inbox are empty and the
- * dispatcher is idle: the core moves to TIDYING, the workers leave, {@code terminated()} runs (on the last worker to leave, or at once if
- * none is left),
- * and TERMINATED follows. A producer that raced with termination and finds TIDYING after publishing its task cancels
- * it itself, so nothing accepted is ever lost. An executor that never started a thread terminates inside
- * {@code shutdown()}.
+ * returned, never both and never neither; then it interrupts the running tasks. A producer publishes its task and
+ * then reads the run state again; if the task may no longer stay, it takes the task back by CAS and rejects it (or,
+ * if that CAS fails, whoever acted on the new state already has it), so a schedule that overlaps {@code shutdown()}
+ * is rejected, or accepted and run, as in the JDK. Termination is decided in one place, {@code Lifecycle}, whose class
+ * comment tables the states: once shut down, by the master at the end of a turn when its inbox and wheel are empty
+ * and the dispatcher reports itself idle and closes in the same step under its lock (or, if no master was ever
+ * started, by the thread that shut down or made the dispatcher idle). Then TIDYING, the workers leave,
+ * {@code terminated()} runs on the last to leave (or at once if none is left), and TERMINATED follows. So
+ * {@code isTerminated()} is true only when every accepted task has ended. An executor that never started a thread
+ * terminates inside {@code shutdown()}.
+ *
+ * <h3>getQueue()</h3>
+ * A working {@code BlockingQueue} over the pending tasks ({@code PendingTaskQueue}): {@code poll}, {@code take} and
+ * {@code drainTo} take out only due tasks, as a delay queue does; {@code remove}, {@code clear} and the bulk removals
+ * cancel what they remove; {@code add} of a {@code RunnableScheduledFuture} schedules it, as the JDK's queue does.
  *
  * <h3>Rejection</h3>
  * A task is rejected when the executor is shut down, when the pending limit is reached (the limit counts tasks in

@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /** The master's inbox alone: order, no loss across chunks and producers, and what {@code isEmpty} promises. */
-class MpscChunkedQueueTest {
+class FetchAddQueueTest {
 
     /** A node that remembers who offered it and its rank among that producer's offers. */
     static final class Item {
@@ -29,10 +29,10 @@ class MpscChunkedQueueTest {
     /** One producer: nodes come out in the order they went in, across several chunks, and then the queue is empty. */
     @Test
     void singleProducerIsFifoAcrossChunks() {
-        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
         assertTrue(queue.isEmpty());
         assertNull(queue.poll());
-        int count = 3 * MpscChunkedQueue.CHUNK_SIZE + 7;
+        int count = 3 * FetchAddQueue.CHUNK_SIZE + 7;
         List<Item> items = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Item item = new Item(0, i);
@@ -50,10 +50,10 @@ class MpscChunkedQueueTest {
     /** Offers and polls interleaved at a chunk's boundary leave nothing behind and invent nothing. */
     @Test
     void interleavedOfferAndPollAtChunkBoundaries() {
-        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
         int rank = 0;
         int expected = 0;
-        for (int round = 0; round < 5 * MpscChunkedQueue.CHUNK_SIZE; round++) {
+        for (int round = 0; round < 5 * FetchAddQueue.CHUNK_SIZE; round++) {
             queue.offer(new Item(0, rank++));
             if (round % 3 != 0) {
                 queue.offer(new Item(0, rank++));
@@ -74,11 +74,11 @@ class MpscChunkedQueueTest {
      */
     @Test
     void notEmptyWhileTheNextChunkIsBeingAppended() {
-        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
-        for (int i = 0; i < MpscChunkedQueue.CHUNK_SIZE; i++) {
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
             queue.offer(new Item(0, i));
         }
-        for (int i = 0; i < MpscChunkedQueue.CHUNK_SIZE; i++) {
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
             assertNotNull(queue.poll());
         }
         assertTrue(queue.isEmpty());
@@ -90,7 +90,7 @@ class MpscChunkedQueueTest {
     /** Four producers at once: every node is delivered exactly once, each producer's nodes in their order. */
     @Test
     void concurrentProducersLoseNothingAndKeepTheirOrder() throws Exception {
-        MpscChunkedQueue<Item> queue = new MpscChunkedQueue<>();
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
         int producers = 4;
         int perProducer = 200_000;
         CountDownLatch start = new CountDownLatch(1);

@@ -4,24 +4,26 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * An unbounded, lock-free multi-producer single-consumer queue of references, kept in a linked list of array chunks. Any thread may {@link #offer}; only the owner thread may {@link #poll} and ask {@link #isEmpty}.
+ * An unbounded, lock-free multi-producer single-consumer queue of references, kept in a linked list of array chunks.
+ * Any thread may {@link #offer}; only the owner thread may {@link #poll} and ask {@link #isEmpty}.
  *
- * <p>A producer claims a slot with one atomic add on its chunk's counter and then writes the slot; the one that claims
- * past the end appends the next chunk. Between the claim and the write the consumer sees a gap: {@link #poll} returns
- * null although the queue is not empty, and {@link #isEmpty} still says false, so the owner knows to retry rather than
- * sleep.
+ * <p>A producer claims a slot with one atomic fetch-and-add (XADD) on its chunk's counter and then writes the slot:
+ * the design of JCTools' {@code MpscUnboundedXaddArrayQueue}, not of its CAS-based {@code MpscChunkedArrayQueue}, so
+ * a producer never retries however many contend (hence the name). The one that claims past the end appends the next
+ * chunk. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is
+ * not empty, and {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
  *
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
  * each node to find the next, so under a backlog its cache misses come one after the other; here it reads the
- * references from consecutive slots, sixteen to a cache line, and the misses on the nodes themselves can overlap. The
- * producer no longer writes into the previous node, whose line the consumer may hold. And a task may be queued while
+ * references from consecutive slots, sixteen to a cache line, and the misses on the nodes themselves can overlap. A
+ * producer never writes into the previous node, whose line the consumer may hold. And a task may be queued while
  * it sits in the wheel (the queue never touches the wheel's links), which lets a cancellation travel as the task
  * itself instead of as a message object. A chunk costs a four-byte slot per offer, a thousandth of an allocation.
  *
  * <p>The producers' tail and the consumer's head live on cache lines of their own (padding in the superclasses, as
  * JCTools does).
  */
-final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
+final class FetchAddQueue<E> extends FetchAddQueueHead {
     /** Slots per chunk. */
     static final int CHUNK_SIZE = 1024;
 
@@ -33,7 +35,7 @@ final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            TAIL = lookup.findVarHandle(MpscChunkedQueueTail.class, "tail", Chunk.class);
+            TAIL = lookup.findVarHandle(FetchAddQueueTail.class, "tail", Chunk.class);
             CLAIMED = lookup.findVarHandle(Chunk.class, "claimed", int.class);
             NEXT = lookup.findVarHandle(Chunk.class, "next", Chunk.class);
         } catch (ReflectiveOperationException e) {
@@ -41,7 +43,7 @@ final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
         }
     }
 
-    MpscChunkedQueue() {
+    FetchAddQueue() {
         super(new Chunk());
     }
 
@@ -135,32 +137,32 @@ final class MpscChunkedQueue<E> extends MpscChunkedQueueHead {
 }
 
 /** Padding before the tail: keeps it off the line of the object header and of whatever precedes it in memory. */
-abstract class MpscChunkedQueuePad0 {
+abstract class FetchAddQueuePad0 {
     long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 }
 
 /** The producers' side. */
-abstract class MpscChunkedQueueTail extends MpscChunkedQueuePad0 {
+abstract class FetchAddQueueTail extends FetchAddQueuePad0 {
     /** The chunk producers claim slots in; it may lag behind the newest chunk for a moment. */
-    volatile MpscChunkedQueue.Chunk tail;
+    volatile FetchAddQueue.Chunk tail;
 }
 
 /** Padding between the producers' tail and the consumer's head. */
-abstract class MpscChunkedQueuePad1 extends MpscChunkedQueueTail {
+abstract class FetchAddQueuePad1 extends FetchAddQueueTail {
     long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35;
 }
 
 /** The consumer's side. */
-abstract class MpscChunkedQueueHead extends MpscChunkedQueuePad1 {
+abstract class FetchAddQueueHead extends FetchAddQueuePad1 {
     /** The chunk the consumer reads; consumer only. */
-    MpscChunkedQueue.Chunk head;
+    FetchAddQueue.Chunk head;
 
     /** The next slot to read in {@code head}; consumer only. */
     int headIndex;
 
     long p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55;
 
-    MpscChunkedQueueHead(MpscChunkedQueue.Chunk first) {
+    FetchAddQueueHead(FetchAddQueue.Chunk first) {
         this.head = first;
         this.tail = first;
     }
