@@ -113,12 +113,18 @@ final class ExternalDispatcher extends Dispatcher {
         try {
             boolean direct = runner.runsDirectly(task);
             boolean claimed = false;
-            if (!host.mayRun(task)) {
+            boolean leftForShutdownNow = false;
+            if (host.mayRun(task)) {
+                claimed = TaskRunner.claim(task, direct); // fails if cancelled or returned meanwhile
+            } else if (!host.isStopping()) {
                 task.cancelIfPending(); // the shutdown policies forbid it to run
             } else {
-                claimed = TaskRunner.claim(task, direct); // fails if cancelled or returned meanwhile
+                // shutdownNow began since the look above: a pending task is its drain's to return, as above
+                leftForShutdownNow = task.isPending();
             }
-            waiting.remove(task);
+            if (!leftForShutdownNow) {
+                waiting.remove(task);
+            }
             if (claimed) {
                 runners.add(me);
                 largest.accumulateAndGet(runners.size(), Math::max);

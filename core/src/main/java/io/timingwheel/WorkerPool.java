@@ -183,10 +183,18 @@ final class WorkerPool extends Dispatcher {
         if (host.isStopping() || due.isEmpty() || !host.mayTake(due.peekDeadline())) {
             return null;
         }
-        ScheduledTask<?> task = due.poll();
+        ScheduledTask<?> task = due.peek();
+        boolean mayRun = host.mayRun(task);
+        if (!mayRun && host.isStopping()) {
+            // shutdownNow began since the look above: the task stays queued for its drain, which takes this lock
+            // after this worker lets go of it, to return (taken and cancelled here, it would be neither run nor
+            // returned; jcstress found it: ScheduleVersusShutdownNowStress)
+            return null;
+        }
+        due.poll();
         active++;
         worker.direct = runner.runsDirectly(task);
-        worker.claimed = host.mayRun(task) && TaskRunner.claim(task, worker.direct);
+        worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
         return task;
     }
 
