@@ -109,13 +109,20 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             return refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
         }
         if (!lifecycle.isRunning()) { // published as the executor shut down: see Lifecycle, note 1
+            boolean takenBack = false;
             if (task.isPeriodic()) {
                 // It may have run and re-armed already, so it is not the producer's to reject: as a re-arm does, it
                 // is cancelled unless the policy keeps it (the JDK's delayedExecute does the same)
                 if (!lifecycle.mayRun(task)) {
                     task.cancelIfPending();
                 }
-            } else if (task.takeBack()) {
+            } else {
+                takenBack = task.takeBack();
+            }
+            // A decision taken while this task was pending found the executor busy; with the task gone, nothing
+            // else may come to ask again (a stopping worker leaves the queue alone), so ask now.
+            lifecycle.requestDecision(dispatcher, master);
+            if (takenBack) {
                 return Refusal.SHUT_DOWN;
             }
         }
