@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * cancels it, unless the policy keeps it), and if that CAS fails, someone who looked after the change (shutdownNow's
  * drain, a worker, the shutdown policies) already has it. So a task whose publisher read the old state after
  * publishing is visible to whoever acts on the new state, every other one is its publisher's to end, and nobody has
- * to clean up stragglers.
+ * to clean up stragglers. A publisher that ends its task so asks for the decision (2) again: one taken while the task
+ * was pending found the executor busy, and nothing else may come to ask.
  *
  * <p>(2) <b>The decision.</b> The executor terminates once it is shut down, the master holds nothing (its inbox and
  * wheel are empty) and the dispatcher is idle (no task waits there, none runs), which the dispatcher checks and
