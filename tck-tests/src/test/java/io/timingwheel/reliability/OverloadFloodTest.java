@@ -23,6 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 @SuppressWarnings("try") // the resource only shuts the executor down; the body uses the executor
 class OverloadFloodTest {
+    /** How often the flood is sampled (pending count, retained heap) while it lasts. */
+    private static final long SAMPLE_EVERY_MS = 50;
     private static final long SCHEDULES = 10_000_000;
     private static final int LIMIT = 100_000;
     private static final int PRODUCERS = 2;
@@ -75,7 +77,7 @@ class OverloadFloodTest {
             go.countDown();
             for (Producer p : producers) {
                 while (p.isAlive()) {
-                    p.join(500);
+                    p.join(SAMPLE_EVERY_MS); // often enough for a flood that lasts half a second (JDK 25 on 2 cores)
                     if (p.isAlive()) { // a sample in mid-flood, when pending sits at the limit
                         maxPendingSeen.accumulateAndGet(e.getQueue().size(), Math::max);
                         retained = Math.max(retained, usedAfterGc(memory) - baseline);
