@@ -333,22 +333,6 @@ class QueueIdiomsTest extends TckTestCase {
         }
     }
 
-    /** Keeps the executor's one worker busy until the returned latch is released (by the test or at close). */
-    private static CountDownLatch holdTheWorker(Subject s) throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch busy = new CountDownLatch(1);
-        s.executor.execute(() -> {
-            busy.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        await(busy);
-        return release;
-    }
-
     /** Schedules {@code n} tasks an hour or more ahead, each a minute after the one before. */
     private static List<ScheduledFuture<?>> scheduleFar(ScheduledThreadPoolExecutor e, int n) {
         List<ScheduledFuture<?>> futures = new ArrayList<>();

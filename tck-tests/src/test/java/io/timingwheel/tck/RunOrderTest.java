@@ -59,13 +59,7 @@ class RunOrderTest extends TckTestCase {
     @ForEachPooledKind
     void busyWorkerRunsDueTasksInDeadlineOrder(ExecutorKind kind) throws Exception {
         try (Subject s = kind.create(1)) {
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch busy = new CountDownLatch(1);
-            s.executor.execute(() -> {
-                busy.countDown();
-                awaitUninterruptibly(release);
-            });
-            await(busy);
+            CountDownLatch release = holdTheWorker(s);
             Queue<ScheduledFuture<?>> ran = new ConcurrentLinkedQueue<>();
             List<ScheduledFuture<?>> futures = scheduleShuffled(s.executor, ran, 1, 7);
             eventually().until(() -> allDue(futures));
@@ -83,13 +77,7 @@ class RunOrderTest extends TckTestCase {
     @ForEachPooledKind
     void tiesRunInSubmissionOrder(ExecutorKind kind) throws Exception {
         try (Subject s = kind.create(1)) {
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch busy = new CountDownLatch(1);
-            s.executor.execute(() -> {
-                busy.countDown();
-                awaitUninterruptibly(release);
-            });
-            await(busy);
+            CountDownLatch release = holdTheWorker(s);
             Queue<Integer> ran = new ConcurrentLinkedQueue<>();
             List<ScheduledFuture<?>> futures = new ArrayList<>();
             for (int i = 0; i < TASKS; i++) {
@@ -122,13 +110,7 @@ class RunOrderTest extends TckTestCase {
     void periodicRunsTakeTheirPlaceByTheirOwnDeadline(ExecutorKind kind) throws Exception {
         try (Subject s = kind.create(1)) {
             ScheduledThreadPoolExecutor e = s.executor;
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch busy = new CountDownLatch(1);
-            e.execute(() -> {
-                busy.countDown();
-                awaitUninterruptibly(release);
-            });
-            await(busy);
+            CountDownLatch release = holdTheWorker(s);
             int oneShots = 60;
             long periodMs = 10;
             Queue<String> ran = new ConcurrentLinkedQueue<>();

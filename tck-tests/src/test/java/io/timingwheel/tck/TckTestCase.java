@@ -114,6 +114,22 @@ abstract class TckTestCase {
         return latch::countDown;
     }
 
+    /** Keeps the executor's one worker busy until the returned latch is released (by the test or at close). */
+    static CountDownLatch holdTheWorker(ExecutorKind.Subject s) throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch busy = new CountDownLatch(1);
+        s.executor.execute(() -> {
+            busy.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await(busy);
+        return release;
+    }
+
     /** A task that does nothing. */
     static final Runnable NOOP = () -> { };
 
