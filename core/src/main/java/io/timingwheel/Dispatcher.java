@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Where due tasks go to run: the executor's own {@link WorkerPool}, or an {@link ExternalDispatcher}. It also keeps the
@@ -18,7 +19,7 @@ abstract class Dispatcher {
     /** STPE's keep-alive: how long a thread beyond the core size (or any, with core timeout) may stay idle. */
     static final long DEFAULT_KEEP_ALIVE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    /** What {@link #close()} found. */
+    /** What {@link #close} found. */
     enum Closing {
         /** Tasks wait or run: not closed. */
         BUSY,
@@ -146,8 +147,13 @@ abstract class Dispatcher {
 
     /**
      * The dispatcher's part of the termination decision, made under the {@link Lifecycle}'s monitor: if no task
-     * waits here that has not started and none runs, closes, so that nothing is taken or started any more and the
-     * threads leave.
+     * waits here that has not started and none runs, and then {@code masterStillEmpty} holds, closes, so that nothing
+     * is taken or started any more and the threads leave.
+     *
+     * <p>Why the master's emptiness is read here, under the dispatcher's own lock, after its idleness: a run that
+     * re-arms its periodic task publishes it to the master's inbox and only then ends, under this lock. Read before,
+     * the inbox could be empty, the run still going; read after the run was seen ended, it holds the re-armed task.
+     * The check runs on the thread that decides, so only the master may pass one that reads its inbox.
      */
-    abstract Closing close();
+    abstract Closing close(BooleanSupplier masterStillEmpty);
 }

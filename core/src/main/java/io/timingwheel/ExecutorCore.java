@@ -6,6 +6,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * The machinery behind a {@link TimingWheelExecutor}: accepting tasks and handing them to the master or straight to
@@ -305,8 +306,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     }
 
     @Override
-    public boolean masterHoldsNothing() {
-        return lifecycle.masterHoldsNothing(dispatcher);
+    public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
+        return lifecycle.masterHoldsNothing(dispatcher, inboxEmpty);
     }
 
     // -- decorations ------------------------------------------------------------------------------------------------

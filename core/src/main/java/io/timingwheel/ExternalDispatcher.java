@@ -9,6 +9,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  * its executor was shut down, holds nothing up). If the executor refuses a task, the task fails with that exception.
  *
  * <p>A small lock makes three steps atomic with the termination decision: a task entering {@code waiting}, a thread
- * becoming active, and {@link #close()}. It is taken once per hand-over and once per run, never held while a task
+ * becoming active, and {@link #close}. It is taken once per hand-over and once per run, never held while a task
  * runs. The pool settings are kept for the getters only: the given executor owns its threads.
  */
 final class ExternalDispatcher extends Dispatcher {
@@ -295,12 +296,12 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    Closing close() {
+    Closing close(BooleanSupplier masterStillEmpty) {
         synchronized (lock) {
             if (closed) {
                 return Closing.ALREADY_CLOSED;
             }
-            if (active != 0 || hasPendingWaiting()) {
+            if (active != 0 || hasPendingWaiting() || !masterStillEmpty.getAsBoolean()) {
                 return Closing.BUSY;
             }
             closed = true;

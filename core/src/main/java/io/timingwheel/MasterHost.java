@@ -1,5 +1,7 @@
 package io.timingwheel;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * What the {@link MasterLoop} asks of the executor that owns it: the whole channel from the master back to the core.
  * Implemented by {@link ExecutorCore}.
@@ -21,9 +23,10 @@ interface MasterHost {
     boolean keptAfterShutdown(ScheduledTask<?> task);
 
     /**
-     * The master, shut down, found its inbox and wheel empty at the end of a turn: the termination decision.
+     * The master, shut down, found its inbox and wheel empty at the end of a turn: the termination decision, which
+     * reads {@code inboxEmpty} again once the dispatcher is seen idle (a run may have re-armed its task since).
      *
      * @return true if the executor terminates: the master leaves its loop
      */
-    boolean masterHoldsNothing();
+    boolean masterHoldsNothing(BooleanSupplier inboxEmpty);
 }

@@ -239,7 +239,7 @@ final class MasterLoop implements Runnable {
         long now = host.now(); // before the drain: see the class comment
         boolean drained = drainInbox();
         handDue(now);
-        if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing()) {
+        if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing(inbox::isEmpty)) {
             return true;
         }
         boolean starved = dispatcher.isStarved();

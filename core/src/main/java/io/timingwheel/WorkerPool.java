@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -530,13 +531,13 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    Closing close() {
+    Closing close(BooleanSupplier masterStillEmpty) {
         lock.lock();
         try {
             if (closed) {
                 return Closing.ALREADY_CLOSED;
             }
-            if (active != 0 || due.hasPending()) {
+            if (active != 0 || due.hasPending() || !masterStillEmpty.getAsBoolean()) {
                 return Closing.BUSY;
             }
             closed = true;
