@@ -1,0 +1,146 @@
+package io.timingwheel;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+
+/**
+ * Race site: {@code Lifecycle} note 2 and {@code Dispatcher.close}: once shut down, the master decides termination
+ * when its wheel and inbox are empty and the dispatcher is idle; a run that re-arms its periodic task publishes it to
+ * the master's inbox and only then ends, so the master reads its inbox again after it has seen every run ended, under
+ * the dispatcher's lock. A worker of the real {@link ExternalDispatcher} (its executor runs the task on the calling
+ * thread) runs a periodic task whose re-arm goes to a real {@link StripedInbox}, against the master's decision over
+ * that inbox and the real {@link Lifecycle}, shut down with the periodic policy set.
+ *
+ * <p>Result: (the dispatcher took the task: 1, or refused it, closed: 0; the decision: 1 terminated, 0 busy; the
+ * master's inbox holds the re-armed task afterwards: 1, or not: 0).
+ */
+@JCStressTest
+@Description("the termination decision against a run that re-arms its periodic task into the master's inbox")
+@Outcome(id = "1, 0, 1", expect = ACCEPTABLE, desc = "the run came first: the decision found the executor busy; the master links the re-armed task")
+@Outcome(id = "0, 1, 0", expect = ACCEPTABLE, desc = "the decision came first: terminated; the dispatcher refused the task (its publisher takes it back)")
+@Outcome(id = "1, 1, 1", expect = FORBIDDEN, desc = "terminated with the re-armed task in the master's inbox: lost, never run nor cancelled")
+@Outcome(expect = FORBIDDEN, desc = "any other outcome")
+@State
+public class DecisionVersusRearmStress {
+    private final StripedInbox<ScheduledTask<?>> inbox = new StripedInbox<>(2);
+    private final Lifecycle lifecycle = new Lifecycle("stress", Clock.startingNow(), new StressHooks());
+    private final ExternalDispatcher dispatcher;
+    private final PeriodicTask task;
+
+    public DecisionVersusRearmStress() {
+        ShutDownHost host = new ShutDownHost();
+        Clock clock = Clock.startingNow();
+        TaskRunner runner = new TaskRunner(new StressHooks(), new Decorations(), new Instrumentation("stress", clock, -1));
+        dispatcher = new ExternalDispatcher("stress", host, runner, 1, null, Runnable::run);
+        task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
+        lifecycle.advanceTo(Lifecycle.SHUTDOWN);
+    }
+
+    @Actor
+    public void worker(III_Result r) {
+        r.r1 = dispatcher.dispatch(task) ? 1 : 0; // runs the task here, now, if taken
+    }
+
+    /** The end of the master's turn: MasterLoop.turn's test, with the inbox read again by the decision. */
+    @Actor
+    public void master(III_Result r) {
+        r.r2 = inbox.isEmpty() && lifecycle.masterHoldsNothing(dispatcher, inbox::isEmpty) ? 1 : 0;
+    }
+
+    @Arbiter
+    public void arbiter(III_Result r) {
+        r.r3 = inbox.isEmpty() ? 0 : 1;
+    }
+
+    /** A periodic run's re-arm as {@code ExecutorCore.rearm} does it for a future deadline: to the master's inbox. */
+    private static final class RearmToInbox implements TaskHost {
+        private final StripedInbox<ScheduledTask<?>> inbox;
+
+        RearmToInbox(StripedInbox<ScheduledTask<?>> inbox) {
+            this.inbox = inbox;
+        }
+
+        @Override
+        public void rearm(ScheduledTask<?> task) {
+            if (task.resetForNextRun()) {
+                inbox.offer(task);
+            }
+        }
+
+        @Override
+        public long now() {
+            return 0;
+        }
+
+        @Override
+        public boolean mayRun(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean skipsMissedRuns() {
+            return false;
+        }
+
+        @Override
+        public void leftPending(ScheduledTask<?> task) {
+        }
+
+        @Override
+        public void cancelled(ScheduledTask<?> task, boolean wasPending) {
+        }
+
+        @Override
+        public void ended(ScheduledTask<?> task, Throwable failure) {
+        }
+    }
+
+    /** An executor shut down with both policies keeping their tasks; the master holds back no worker. */
+    private static final class ShutDownHost implements DispatcherHost {
+        @Override
+        public boolean mayRun(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean keptAfterShutdown(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return true;
+        }
+
+        @Override
+        public boolean isStopping() {
+            return false;
+        }
+
+        @Override
+        public boolean mayTake(long deadline) {
+            return true;
+        }
+
+        @Override
+        public boolean timersPending() {
+            return false;
+        }
+
+        @Override
+        public void dispatcherIdle() {
+        }
+
+        @Override
+        public void threadsGone() {
+        }
+    }
+}
