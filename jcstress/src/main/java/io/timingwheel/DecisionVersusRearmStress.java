@@ -36,10 +36,9 @@ public class DecisionVersusRearmStress {
     private final PeriodicTask task;
 
     public DecisionVersusRearmStress() {
-        ShutDownHost host = new ShutDownHost();
-        Clock clock = Clock.startingNow();
-        TaskRunner runner = new TaskRunner(new StressHooks(), new Decorations(), new Instrumentation("stress", clock, -1));
-        dispatcher = new ExternalDispatcher("stress", host, runner, 1, null, Runnable::run);
+        StressDispatcherHost host = new StressDispatcherHost();
+        host.shutdown = true;
+        dispatcher = host.externalDispatcher(Runnable::run);
         task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
         lifecycle.advanceTo(Lifecycle.SHUTDOWN);
     }
@@ -100,47 +99,6 @@ public class DecisionVersusRearmStress {
 
         @Override
         public void ended(ScheduledTask<?> task, Throwable failure) {
-        }
-    }
-
-    /** An executor shut down with both policies keeping their tasks; the master holds back no worker. */
-    private static final class ShutDownHost implements DispatcherHost {
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean keptAfterShutdown(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return true;
-        }
-
-        @Override
-        public boolean isStopping() {
-            return false;
-        }
-
-        @Override
-        public boolean mayTake(long deadline) {
-            return true;
-        }
-
-        @Override
-        public boolean timersPending() {
-            return false;
-        }
-
-        @Override
-        public void dispatcherIdle() {
-        }
-
-        @Override
-        public void threadsGone() {
         }
     }
 }
