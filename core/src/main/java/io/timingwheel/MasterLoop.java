@@ -27,9 +27,11 @@ import java.util.function.Consumer;
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
  *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
  *   <li>Before parking, the master publishes {@code wakeAt}, then looks at the inbox once more, then confirms
- *       {@code wakeAt} by a CAS that sets {@link #CONFIRMED}; a producer offers and then reads {@code wakeAt}. All
- *       are sequentially consistent, so either the master sees the new task or the producer sees that it must wake
- *       the master (and its CAS makes the confirmation fail): no wake-up is lost.</li>
+ *       {@code wakeAt} by a CAS that sets {@link #CONFIRMED}; a producer offers and then reads {@code wakeAt}, and
+ *       swaps it to AWAKE by a CAS, read again and retried while the time changes under it (the master's
+ *       confirmation is such a change). All are sequentially consistent, so either the master sees the new task or
+ *       the producer sees that it must wake the master (and its CAS makes the confirmation fail, or comes after it
+ *       and unparks): no wake-up is lost.</li>
  * </ul>
  * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
  *
@@ -165,16 +167,21 @@ final class MasterLoop implements Runnable {
     /** Publishes a task whose deadline is in the future (any thread). */
     void submit(ScheduledTask<?> task) {
         inbox.offer(task);
-        long w = wakeAt;
-        if (w == AWAKE) {
-            return; // the master looks at the inbox again before it sleeps
-        }
-        if (task.deadline < (w & ~CONFIRMED)) {
+        // AWAKE: the master looks at the inbox again before it sleeps.
+        for (long w = wakeAt; w != AWAKE; w = wakeAt) {
+            if (task.deadline >= (w & ~CONFIRMED)) {
+                if (deepSleep) {
+                    wakeFromDeepSleep();
+                }
+                return;
+            }
             if (WAKE_AT.compareAndSet(this, w, AWAKE)) {
                 LockSupport.unpark(thread);
+                return;
             }
-        } else if (deepSleep) {
-            wakeFromDeepSleep();
+            // The time changed since it was read: most often the master confirmed it (its look at the inbox came
+            // before our offer), and then it sleeps unless we swap the confirmed time. Giving up here lost that
+            // wake-up: jcstress found it (WakeUpVersusSubmitStress).
         }
     }
 
@@ -321,14 +328,8 @@ final class MasterLoop implements Runnable {
         }
         long wake = Math.min(until, TimingWheel.MAX_DEADLINE);
         deepSleep = until - now > lazyWakeNanos;
-        wakeAt = wake;
-        if (!commands.isEmpty() || !inbox.isEmpty()) {
-            wakeAt = AWAKE;
-            deepSleep = false;
+        if (!confirmSleepUntil(wake)) {
             return;
-        }
-        if (!WAKE_AT.compareAndSet(this, wake, wake | CONFIRMED)) {
-            return; // a producer asked for an earlier wake-up
         }
         dispatcher.masterCaughtUp();
         if (wakeAt != (wake | CONFIRMED)) {
@@ -347,6 +348,23 @@ final class MasterLoop implements Runnable {
     }
 
     /**
+     * The master's half of the wake-up protocol (see the class comment): publishes the time it will wake by itself,
+     * looks at its queues once more, then confirms the time by a CAS. Master thread only.
+     *
+     * @return true if the master may sleep until {@code wake}: nothing came, and no producer asked for an earlier
+     *     wake-up (its CAS to AWAKE makes the confirmation fail, or, after it, unparks the master)
+     */
+    boolean confirmSleepUntil(long wake) {
+        wakeAt = wake;
+        if (!commands.isEmpty() || !inbox.isEmpty()) {
+            wakeAt = AWAKE;
+            deepSleep = false;
+            return false;
+        }
+        return WAKE_AT.compareAndSet(this, wake, wake | CONFIRMED);
+    }
+
+    /**
      * Producers are busy: tasks offered before {@code wakeAt} was published woke nobody, even if due soon, so the nap
      * is short; but not zero: draining at the producers' heels would fetch every task's cache line while its producer
      * still writes it, and a short nap lets a batch build up instead. {@code wakeAt} stays AWAKE meanwhile.
@@ -358,9 +376,9 @@ final class MasterLoop implements Runnable {
     /**
      * Links a task into the wheel. A thread that takes a task out of NEW posts it only if it sees it linked
      * ({@code prev != null}); linking, a full fence, then re-reading the state closes the race: either that thread
-     * sees the link, or we see the new state and unlink the task ourselves.
+     * sees the link, or we see the new state and unlink the task ourselves. Master thread only.
      */
-    private void link(ScheduledTask<?> task) {
+    void link(ScheduledTask<?> task) {
         wheel.add(task);
         VarHandle.fullFence();
         if (!task.isPending()) {
