@@ -41,9 +41,13 @@ public class CommandVersusMasterExitStress {
 
     /** @return a real master loop whose first turn finds the executor shut down and holding nothing: it leaves */
     static MasterLoop terminatingMaster() {
+        return master(new TerminatingHost());
+    }
+
+    /** @return a real master loop over {@code host}, with a 1 ms tick and an external dispatcher that runs in place */
+    static MasterLoop master(MasterHost host) {
         ExternalDispatcher dispatcher = new StressDispatcherHost().externalDispatcher(Runnable::run);
-        return new MasterLoop("stress", new TerminatingHost(), new TimingWheel<>(1_000_000, 64), dispatcher,
-                1_000_000, null);
+        return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), dispatcher, 1_000_000, null);
     }
 
     @Actor
@@ -83,7 +87,7 @@ public class CommandVersusMasterExitStress {
     }
 
     /** An executor shut down with nothing left: the master's first decision terminates it. */
-    private static final class TerminatingHost implements MasterHost {
+    static final class TerminatingHost implements MasterHost {
         @Override
         public long now() {
             return 0;

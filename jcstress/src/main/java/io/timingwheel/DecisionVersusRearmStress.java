@@ -60,7 +60,7 @@ public class DecisionVersusRearmStress {
     }
 
     /** A periodic run's re-arm as {@code ExecutorCore.rearm} does it for a future deadline: to the master's inbox. */
-    private static final class RearmToInbox implements TaskHost {
+    private static final class RearmToInbox extends StressTaskHost {
         private final StripedInbox<ScheduledTask<?>> inbox;
 
         RearmToInbox(StripedInbox<ScheduledTask<?>> inbox) {
@@ -72,33 +72,6 @@ public class DecisionVersusRearmStress {
             if (task.resetForNextRun()) {
                 inbox.offer(task);
             }
-        }
-
-        @Override
-        public long now() {
-            return 0;
-        }
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean skipsMissedRuns() {
-            return false;
-        }
-
-        @Override
-        public void leftPending(ScheduledTask<?> task) {
-        }
-
-        @Override
-        public void cancelled(ScheduledTask<?> task, boolean wasPending) {
-        }
-
-        @Override
-        public void ended(ScheduledTask<?> task, Throwable failure) {
         }
     }
 }

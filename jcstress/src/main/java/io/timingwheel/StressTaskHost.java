@@ -5,7 +5,7 @@ package io.timingwheel;
  * task reports (left pending, cancelled, ended, re-arm) is recorded for the arbiter. With a {@link PendingLimit}, a
  * task that leaves {@code NEW} releases its place, as {@link ExecutorCore} does.
  */
-final class StressTaskHost implements TaskHost {
+class StressTaskHost implements TaskHost {
     /** How the task's cancel was reported: -1 not at all, 1 as a cancel of a pending task, 0 of one that had left. */
     volatile int cancelledWasPending = -1;
     volatile int rearms;
