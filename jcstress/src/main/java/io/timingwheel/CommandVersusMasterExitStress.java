@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 import static org.openjdk.jcstress.annotations.Mode.Termination;
 
-import java.util.function.BooleanSupplier;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -36,18 +35,7 @@ public class CommandVersusMasterExitStress {
     private int commandRuns;
 
     public CommandVersusMasterExitStress() {
-        master = terminatingMaster();
-    }
-
-    /** @return a real master loop whose first turn finds the executor shut down and holding nothing: it leaves */
-    static MasterLoop terminatingMaster() {
-        return master(new TerminatingHost());
-    }
-
-    /** @return a real master loop over {@code host}, with a 1 ms tick and an external dispatcher that runs in place */
-    static MasterLoop master(MasterHost host) {
-        ExternalDispatcher dispatcher = new StressDispatcherHost().externalDispatcher(Runnable::run);
-        return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), dispatcher, 1_000_000, null);
+        master = StressMasterHost.terminatingMaster();
     }
 
     @Actor
@@ -73,7 +61,7 @@ public class CommandVersusMasterExitStress {
     @Outcome(id = "STALE", expect = FORBIDDEN, desc = "runCommand waits for ever: the master left without running or skipping the command")
     @State
     public static class Termination {
-        private final MasterLoop master = terminatingMaster();
+        private final MasterLoop master = StressMasterHost.terminatingMaster();
 
         @Actor
         public void caller() {
@@ -83,39 +71,6 @@ public class CommandVersusMasterExitStress {
         @Signal
         public void master() {
             master.run();
-        }
-    }
-
-    /** An executor shut down with nothing left: the master's first decision terminates it. */
-    static final class TerminatingHost implements MasterHost {
-        @Override
-        public long now() {
-            return 0;
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return true;
-        }
-
-        @Override
-        public boolean isStopping() {
-            return false;
-        }
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean keptAfterShutdown(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
-            return true;
         }
     }
 }

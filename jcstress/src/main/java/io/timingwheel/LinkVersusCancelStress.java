@@ -29,8 +29,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @Outcome(expect = FORBIDDEN, desc = "any other outcome")
 @State
 public class LinkVersusCancelStress {
-    private final MasterLoop master =
-            CommandVersusMasterExitStress.master(new CommandVersusMasterExitStress.TerminatingHost());
+    private final MasterLoop master = StressMasterHost.terminatingMaster();
     private final PostingHost host = new PostingHost();
     private final RunnableTask task = new RunnableTask(host, () -> { }, 5_000_000);
 

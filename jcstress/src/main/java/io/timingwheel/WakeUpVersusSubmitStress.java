@@ -30,8 +30,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 public class WakeUpVersusSubmitStress {
     private static final long WAKE = 1_000_000;
 
-    private final MasterLoop master =
-            CommandVersusMasterExitStress.master(new CommandVersusMasterExitStress.TerminatingHost());
+    private final MasterLoop master = StressMasterHost.terminatingMaster();
     private final RunnableTask task = new RunnableTask(new StressTaskHost(), () -> { }, 10);
 
     @Actor

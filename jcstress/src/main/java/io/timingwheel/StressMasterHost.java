@@ -1,0 +1,49 @@
+package io.timingwheel;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * The executor side of a master, as the stress tests need it: shut down, with nothing left, so the master's first
+ * termination decision ends its loop; the time stands still at 0 and every task may stay.
+ */
+final class StressMasterHost implements MasterHost {
+    /**
+     * @return a real {@link MasterLoop} over such a host, with a 1 ms tick and an external dispatcher that runs in
+     *     place; its loop, run on a thread of the test, takes one turn and leaves
+     */
+    static MasterLoop terminatingMaster() {
+        ExternalDispatcher dispatcher = new StressDispatcherHost().externalDispatcher(Runnable::run);
+        return new MasterLoop("stress", new StressMasterHost(), new TimingWheel<>(1_000_000, 64), dispatcher,
+                1_000_000, null);
+    }
+
+    @Override
+    public long now() {
+        return 0;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return true;
+    }
+
+    @Override
+    public boolean isStopping() {
+        return false;
+    }
+
+    @Override
+    public boolean mayRun(ScheduledTask<?> task) {
+        return true;
+    }
+
+    @Override
+    public boolean keptAfterShutdown(ScheduledTask<?> task) {
+        return true;
+    }
+
+    @Override
+    public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
+        return true;
+    }
+}
