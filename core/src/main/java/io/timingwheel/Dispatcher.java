@@ -72,8 +72,12 @@ abstract class Dispatcher {
     /** Takes the first {@code count} tasks of {@code batch}, due now, in deadline order (the master only). */
     abstract void dispatchAll(ScheduledTask<?>[] batch, int count);
 
-    /** The master has handed over everything due up to its last turn: workers waiting for it look again. */
-    abstract void masterCaughtUp();
+    /**
+     * The master has handed over everything due up to its last turn: workers waiting for it look again.
+     *
+     * @return whether any worker was waiting for it (and was woken)
+     */
+    abstract boolean masterCaughtUp();
 
     /** @return whether workers wait for the master to hand over what is due before the task they would take */
     abstract boolean hasWorkersAwaitingMaster();

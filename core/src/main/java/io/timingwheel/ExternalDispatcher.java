@@ -87,8 +87,8 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    void masterCaughtUp() {
-        // nothing waits for the master here: the executor's threads take what they are given
+    boolean masterCaughtUp() {
+        return false; // nothing waits for the master here: the executor's threads take what they are given
     }
 
     @Override

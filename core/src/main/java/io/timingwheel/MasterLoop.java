@@ -303,10 +303,21 @@ final class MasterLoop implements Runnable {
                 wheel.advance(now, due);
                 due.flushTo(dispatcher);
             }
-            handedThrough = now;
-            dispatcher.masterCaughtUp();
+            openGateThrough(now);
         }
         holdsTimers = wheel.size() > 0;
+    }
+
+    /**
+     * Publishes {@code now} as the horizon of the order gate, then signals the workers that wait for it: they raise
+     * their count before they read the gate, this reads the count after it moved the gate (see
+     * {@link WorkerPool#enterAwaitMaster}). Master only.
+     *
+     * @return whether any worker was waiting for the gate
+     */
+    boolean openGateThrough(long now) {
+        handedThrough = now;
+        return dispatcher.masterCaughtUp();
     }
 
     private void sleep(long now, boolean drained, boolean starved) {

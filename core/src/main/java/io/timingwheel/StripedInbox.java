@@ -47,7 +47,15 @@ final class StripedInbox<E> {
 
     /** Appends a node to the calling thread's stripe (any thread); lock-free. */
     void offer(E node) {
-        int i = stripeOf(Thread.currentThread());
+        offerTo(stripeOf(Thread.currentThread()), node);
+    }
+
+    /**
+     * Appends a node to stripe {@code i}, creating it if no offer has yet. Two threads whose ids share a stripe may
+     * both find it missing: each tries to install its own queue by CAS, and both then offer to the one read back, the
+     * winner's, so neither node goes to a queue that the owner never sees.
+     */
+    void offerTo(int i, E node) {
         FetchAddQueue<E> stripe = stripe(i);
         if (stripe == null) {
             STRIPE.compareAndSet(stripes, i, (FetchAddQueue<?>) null, new FetchAddQueue<E>());

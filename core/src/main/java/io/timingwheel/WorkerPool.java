@@ -103,15 +103,17 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    void masterCaughtUp() {
-        if (waitingForMaster > 0) {
-            lock.lock();
-            try {
-                workAvailable.signalAll();
-            } finally {
-                lock.unlock();
-            }
+    boolean masterCaughtUp() {
+        if (waitingForMaster == 0) {
+            return false;
         }
+        lock.lock();
+        try {
+            workAvailable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        return true;
     }
 
     @Override
@@ -247,22 +249,31 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
-    /**
-     * Waits for the master to hand over what is due before {@code deadline}; the lock is held. The count of waiting
-     * workers is raised before the gate is read again, and the master reads the count after it opened the gate, so
-     * one of the two sees the other: no signal is lost.
-     */
+    /** Waits for the master to hand over what is due before {@code deadline}; the lock is held. */
     private void awaitMaster(long deadline) {
-        waitingForMaster++;
-        waitingWorkers++;
+        boolean gateShut = enterAwaitMaster(deadline);
         try {
-            if (!host.mayTake(deadline)) {
+            if (gateShut) {
                 workAvailable.awaitUninterruptibly();
             }
         } finally {
             waitingWorkers--;
             waitingForMaster--;
         }
+    }
+
+    /**
+     * Counts the calling worker among those waiting for the master, then reads the order gate again; the lock is held.
+     * The count is raised before the gate is read, and the master reads the count after it opened the gate
+     * ({@link MasterLoop#openGateThrough}), both volatile: one of the two sees the other. So a worker that finds the
+     * gate still shut may wait: the master's signal, which takes this lock, comes after the wait has released it.
+     *
+     * @return true if the gate is still shut for {@code deadline}
+     */
+    boolean enterAwaitMaster(long deadline) {
+        waitingForMaster++;
+        waitingWorkers++;
+        return !host.mayTake(deadline);
     }
 
     // -- threads ----------------------------------------------------------------------------------------------------

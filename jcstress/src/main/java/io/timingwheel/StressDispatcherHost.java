@@ -1,21 +1,36 @@
 package io.timingwheel;
 
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * The executor side of a dispatcher, as the stress tests need it: running until {@code shutdown} or {@code stopping}
  * is set; once shut down, both policies keep their tasks; once stopping, nothing may run. The master holds back no
- * worker and holds no timers, and the notifications go nowhere: the tests make the decisions themselves.
+ * worker unless a test sets {@code orderGate}; it holds no timers, and the notifications go nowhere: the tests make
+ * the decisions themselves.
  */
 final class StressDispatcherHost implements DispatcherHost {
     volatile boolean shutdown;
     volatile boolean stopping;
 
+    /** The master whose order gate workers pass ({@code mayTake}); null: the gate is always open. */
+    volatile MasterLoop orderGate;
+
     /** @return a real {@link ExternalDispatcher} over this host, handing its tasks to {@code executor} */
     ExternalDispatcher externalDispatcher(Executor executor) {
+        return new ExternalDispatcher("stress", this, runner(), 1, null, executor);
+    }
+
+    /**
+     * @return a real {@link WorkerPool} over this host with one core worker; its threads come from {@code threads}
+     */
+    WorkerPool workerPool(ThreadFactory threads) {
+        return new WorkerPool("stress", this, runner(), 1, threads);
+    }
+
+    private static TaskRunner runner() {
         Instrumentation instrumentation = new Instrumentation("stress", Clock.startingNow(), -1);
-        TaskRunner runner = new TaskRunner(new StressHooks(), new Decorations(), instrumentation);
-        return new ExternalDispatcher("stress", this, runner, 1, null, executor);
+        return new TaskRunner(new StressHooks(), new Decorations(), instrumentation);
     }
 
     @Override
@@ -40,7 +55,8 @@ final class StressDispatcherHost implements DispatcherHost {
 
     @Override
     public boolean mayTake(long deadline) {
-        return true;
+        MasterLoop master = orderGate;
+        return master == null || master.hasHandedThrough(deadline);
     }
 
     @Override

@@ -12,7 +12,11 @@ final class StressMasterHost implements MasterHost {
      *     place; its loop, run on a thread of the test, takes one turn and leaves
      */
     static MasterLoop terminatingMaster() {
-        ExternalDispatcher dispatcher = new StressDispatcherHost().externalDispatcher(Runnable::run);
+        return masterOver(new StressDispatcherHost().externalDispatcher(Runnable::run));
+    }
+
+    /** @return a real {@link MasterLoop} over such a host, with a 1 ms tick, handing its tasks to {@code dispatcher} */
+    static MasterLoop masterOver(Dispatcher dispatcher) {
         return new MasterLoop("stress", new StressMasterHost(), new TimingWheel<>(1_000_000, 64), dispatcher,
                 1_000_000, null);
     }
