@@ -59,6 +59,65 @@ public class DecisionVersusRearmStress {
         r.r3 = inbox.isEmpty() ? 0 : 1;
     }
 
+    /**
+     * The same race on the executor's own workers: the real {@link WorkerPool}, whose worker runs its loop on an
+     * actor thread (the pool's thread factory hands over the worker and makes a thread that is never started). The
+     * worker takes the task, runs it (the re-arm goes to the master's inbox), books the end of the run, and leaves:
+     * the pool closed, or its keep-alive time of 1 ns ran out.
+     *
+     * <p>Result: as the outer test's.
+     */
+    @JCStressTest
+    @Description("the termination decision against a worker of the pool whose run re-arms its periodic task into the master's inbox")
+    @Outcome(id = "1, 0, 1", expect = ACCEPTABLE, desc = "the run came first: the decision found the executor busy; the master links the re-armed task")
+    @Outcome(id = "0, 1, 0", expect = ACCEPTABLE, desc = "the decision came first: terminated; the pool refused the task (its publisher takes it back)")
+    @Outcome(id = "1, 1, 1", expect = FORBIDDEN, desc = "terminated with the re-armed task in the master's inbox: lost, never run nor cancelled")
+    @Outcome(expect = FORBIDDEN, desc = "any other outcome")
+    @State
+    public static class OwnWorkers {
+        private final StripedInbox<ScheduledTask<?>> inbox = new StripedInbox<>(2);
+        private final Lifecycle lifecycle = new Lifecycle("stress", Clock.startingNow(), new StressHooks());
+        private final WorkerPool pool;
+        private final PeriodicTask task;
+        private Runnable worker;
+
+        public OwnWorkers() {
+            StressDispatcherHost host = new StressDispatcherHost();
+            host.shutdown = true;
+            pool = host.workerPool(r -> {
+                worker = r;
+                return new Thread(r) {
+                    @Override
+                    public void start() {
+                        // the worker's loop runs on the worker actor
+                    }
+                };
+            });
+            pool.allowCoreThreadTimeOut = true;
+            pool.keepAliveNanos = 1;
+            pool.prestart();
+            task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
+            lifecycle.advanceTo(Lifecycle.SHUTDOWN);
+        }
+
+        @Actor
+        public void worker(III_Result r) {
+            r.r1 = pool.dispatch(task) ? 1 : 0;
+            worker.run();
+        }
+
+        /** The end of the master's turn, as in the outer test. */
+        @Actor
+        public void master(III_Result r) {
+            r.r2 = inbox.isEmpty() && lifecycle.masterHoldsNothing(pool, inbox::isEmpty) ? 1 : 0;
+        }
+
+        @Arbiter
+        public void arbiter(III_Result r) {
+            r.r3 = inbox.isEmpty() ? 0 : 1;
+        }
+    }
+
     /** A periodic run's re-arm as {@code ExecutorCore.rearm} does it for a future deadline: to the master's inbox. */
     private static final class RearmToInbox extends StressTaskHost {
         private final StripedInbox<ScheduledTask<?>> inbox;
