@@ -4,6 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +43,18 @@ public class ScheduleVersusShutdownNowStress {
     private volatile boolean ran;
     private ScheduledFuture<?> future;
     private List<Runnable> returned;
+
+    /**
+     * The master and a worker are started by a first task, run to its end, so that the producer's schedule is only
+     * its publish and re-read, as long as shutdownNow's stop: without it, nearly every schedule came after the stop.
+     */
+    public ScheduleVersusShutdownNowStress() {
+        try {
+            executor.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     @Actor
     public void producer(II_Result r) {
