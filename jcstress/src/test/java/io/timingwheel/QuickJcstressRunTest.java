@@ -13,20 +13,31 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Runs every jcstress test of this module in the quick mode of the build ({@code jcstress.quick.args}) and fails if
- * any outcome was forbidden or any test erred. jcstress forks its own JVMs with this JVM's class path; it exits with a
- * non-zero status on a forbidden outcome, and its summary says how many tests failed, erred and ran.
+ * Runs every jcstress test of this module in the quick mode of the build ({@code jcstress.quick.args}), once per
+ * compiler mode of {@code jcstress.quick.compilers} (jcstress's {@code -jvmArgs}, which replaces its own choice of
+ * modes), and fails if any outcome was forbidden or any test erred. jcstress forks its own JVMs with this JVM's class
+ * path; it exits with a non-zero status on a forbidden outcome, and its summary says how many tests failed, erred and
+ * ran.
  */
 class QuickJcstressRunTest {
     private static final Pattern SUMMARY_LINE = Pattern.compile(
             "^\\s*(Interesting tests|Failed tests|Error tests|All remaining tests): (No matches\\.|(\\d+) matching)");
 
-    @Test
-    void noForbiddenOutcomeInTheQuickMode() throws Exception {
-        Path results = Path.of(System.getProperty("jcstress.results", "target/jcstress-quick"));
+    static Stream<String> compilerModes() {
+        return Arrays.stream(System.getProperty("jcstress.quick.compilers", "-XX:-TieredCompilation").split(","))
+                .map(String::trim).filter(mode -> !mode.isEmpty());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compilerModes")
+    void noForbiddenOutcomeInTheQuickMode(String compilerMode) throws Exception {
+        Path results = Path.of(System.getProperty("jcstress.results", "target/jcstress-quick"))
+                .resolve(compilerMode.replaceAll("[^A-Za-z0-9=]+", "_").replaceAll("^_+", ""));
         Files.createDirectories(results);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -34,6 +45,8 @@ class QuickJcstressRunTest {
         command.add(System.getProperty("java.class.path"));
         command.add("org.openjdk.jcstress.Main");
         command.addAll(Arrays.asList(System.getProperty("jcstress.quick.args", "-m quick").trim().split("\\s+")));
+        command.add("-jvmArgs");
+        command.add(compilerMode);
         command.add("-r");
         command.add(results.toString());
         Path log = results.resolve("console.txt");
