@@ -37,7 +37,7 @@ class QuickJcstressRunTest {
     @MethodSource("compilerModes")
     void noForbiddenOutcomeInTheQuickMode(String compilerMode) throws Exception {
         Path results = Path.of(System.getProperty("jcstress.results", "target/jcstress-quick"))
-                .resolve(compilerMode.replaceAll("[^A-Za-z0-9=]+", "_").replaceAll("^_+", ""));
+                .resolve(compilerMode.replaceAll("[^A-Za-z0-9=+-]+", "_").replaceAll("^[-_]+", ""));
         Files.createDirectories(results);
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
