@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -249,6 +250,39 @@ class ShutdownRaceTest {
                 assertFalse(e.isTerminated(), "iteration " + i);
                 futures.forEach(f -> f.cancel(false));
                 assertTrue(e.awaitTermination(10, TimeUnit.SECONDS), "iteration " + i);
+            } finally {
+                e.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * A periodic run ends, re-arming its task, while {@code shutdown()} runs, with the default policies: once both the
+     * run and {@code shutdown()} have returned, the task is cancelled. The JDK's re-arm queues the task and then
+     * looks at the run state again; ours publishes and then looks (ExecutorCore.rearm), where otherwise the task
+     * would wait in the master's inbox, pending, until its next turn. This samples the race (without that look it
+     * passed 1 500 iterations); jcstress's RearmVersusShutdownStress catches its removal.
+     */
+    @ParameterizedTest
+    @EnumSource(Subject.class)
+    void periodicRunEndingDuringShutdownLeavesItsTaskCancelled(Subject subject) throws Exception {
+        int iterations = Budget.iterations(500);
+        for (int i = 0; i < iterations; i++) {
+            ScheduledThreadPoolExecutor e = (ScheduledThreadPoolExecutor) subject.create(1);
+            try {
+                CyclicBarrier runAndShutdown = new CyclicBarrier(2);
+                ScheduledFuture<?> future = e.scheduleAtFixedRate(() -> {
+                    try {
+                        runAndShutdown.await(10, TimeUnit.SECONDS);
+                    } catch (Exception interruptedOrBroken) {
+                        throw new IllegalStateException(interruptedOrBroken);
+                    }
+                }, 0, 1, TimeUnit.HOURS);
+                runAndShutdown.await(10, TimeUnit.SECONDS); // the run's end and the shutdown now race
+                e.shutdown();
+                await().atMost(10, TimeUnit.SECONDS).pollInterval(100, TimeUnit.MICROSECONDS)
+                        .until(() -> e.getActiveCount() == 0);
+                assertTrue(future.isCancelled(), "iteration " + i + ": pending after its run and shutdown() returned");
             } finally {
                 e.shutdownNow();
             }
