@@ -12,8 +12,9 @@ import java.util.function.BooleanSupplier;
  * acts on. It reaches the executor only through its {@link DispatcherHost} and runs claimed tasks with its
  * {@link TaskRunner}.
  *
- * <p>Every task here is a due task: one the master handed over when it fell due, or one that came straight from its
- * producer (no delay) or from its last run (a periodic task re-armed after its next time).
+ * <p>A task comes here from the master, when it falls due or up to {@link #handOverAheadNanos()} before, or straight
+ * from its producer or its last run, when it is due within {@link #straightReachNanos()}. The external dispatcher
+ * takes only due tasks (both times are zero there).
  */
 abstract class Dispatcher {
     /** STPE's keep-alive: how long a thread beyond the core size (or any, with core timeout) may stay idle. */
@@ -39,6 +40,9 @@ abstract class Dispatcher {
     final DispatcherHost host;
     final TaskRunner runner;
 
+    /** The order gate, which the master opens when it hands tasks over (see {@link #dispatchAll}). */
+    final OrderGate gate;
+
     /** The core pool size, as set; 0 still runs one worker, as in the JDK. */
     volatile int corePoolSize;
 
@@ -52,10 +56,12 @@ abstract class Dispatcher {
     /** The factory for worker threads started from now on (only remembered for an external executor). */
     volatile ThreadFactory threadFactory;
 
-    Dispatcher(String executor, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads) {
+    Dispatcher(String executor, DispatcherHost host, TaskRunner runner, OrderGate gate, int corePoolSize,
+               ThreadFactory threads) {
         this.executor = executor;
         this.host = host;
         this.runner = runner;
+        this.gate = gate;
         this.corePoolSize = corePoolSize;
         this.threadFactory = threads;
     }
@@ -63,24 +69,39 @@ abstract class Dispatcher {
     // -- hand-offs --------------------------------------------------------------------------------------------------
 
     /**
-     * Takes a due task that came straight from its producer or from its last run.
+     * How far ahead of their deadlines the master hands tasks to this dispatcher: its workers wait for a task's
+     * deadline themselves, so the master hands over what falls due within this time in one turn and need not wake
+     * for each deadline. Zero: only due tasks (an external executor runs what it is given at once).
+     */
+    abstract long handOverAheadNanos();
+
+    /**
+     * How far ahead of its deadline a publisher hands a task straight to this dispatcher, past the master: a task
+     * scheduled with at most this delay, or a periodic task whose next run is this close. Zero: only tasks due now.
+     */
+    abstract long straightReachNanos();
+
+    /**
+     * Takes a task that came straight from its producer or from its last run: due now, or due within
+     * {@link #straightReachNanos()}.
      *
      * @return false if closed: the caller takes the task back
      */
     abstract boolean dispatch(ScheduledTask<?> task);
 
-    /** Takes the first {@code count} tasks of {@code batch}, due now, in deadline order (the master only). */
-    abstract void dispatchAll(ScheduledTask<?>[] batch, int count);
+    /**
+     * Takes the master's hand-over: its tasks, in deadline order, due within {@link #handOverAheadNanos()}; then opens
+     * the gate as the hand-over says, before any worker is told of the tasks, so a worker woken for one finds the gate
+     * open for it too. The master only; the hand-over holds at least one task.
+     */
+    abstract void dispatchAll(HandOver handOver);
 
     /**
-     * The master has handed over everything due up to its last turn: workers waiting for it look again.
+     * The master opened the gate: workers waiting for it look again.
      *
      * @return whether any worker was waiting for it (and was woken)
      */
-    abstract boolean masterCaughtUp();
-
-    /** @return whether workers wait for the master to hand over what is due before the task they would take */
-    abstract boolean hasWorkersAwaitingMaster();
+    abstract boolean gateOpened();
 
     // -- pool management --------------------------------------------------------------------------------------------
 
@@ -142,6 +163,11 @@ abstract class Dispatcher {
 
     /** Copies the waiting tasks that have not started into {@code sink}. */
     abstract void copyWaitingTo(List<ScheduledTask<?>> sink);
+
+    /**
+     * @return a time at or before which the first task waiting here is due ({@link TimingWheel#NONE} if none waits)
+     */
+    abstract long firstWaitingDeadline();
 
     /** @return how many waiting tasks have not started */
     abstract int waitingCount();

@@ -17,11 +17,8 @@ interface DispatcherHost {
     /** @return true once shutdownNow has begun: no waiting task starts any more, shutdownNow returns them */
     boolean isStopping();
 
-    /**
-     * The order gate: whether a worker may take a due task with this deadline now, that is, whether the master has
-     * handed over every task it holds that is due before it (see {@link MasterLoop#hasHandedThrough}).
-     */
-    boolean mayTake(long deadline);
+    /** @return nanoseconds since the executor's origin, the time base of every deadline */
+    long now();
 
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */
     boolean timersPending();

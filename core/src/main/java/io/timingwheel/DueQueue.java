@@ -6,161 +6,390 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * The due tasks that wait for a worker, in deadline order; among equal deadlines, tasks the master handed over come
- * first, in the order it handed them, then tasks that came straight from their producer (a task due at once, a
- * periodic task re-armed after its time), in the order they came. NOT thread safe: the worker pool's lock guards it.
+ * The tasks handed to the workers, in deadline order: due ones, and those handed over a little ahead of their
+ * deadline, which a worker runs when they fall due. Among equal deadlines, tasks the master handed over come first, in
+ * the order it handed them, then tasks that came straight from their publisher (due at once or soon, or a periodic
+ * task re-armed close to its next run), in the order they came. NOT thread safe: the worker pool's lock guards it.
  *
- * <p>Why that tie order is the order of submission: the master hands over only tasks scheduled with a delay, and one
- * scheduled after a task due at once has a deadline later than that one's (the delay is at least a nanosecond and the
- * clock never goes back); so of two tasks with equal deadlines, one handed by the master and one that came straight,
- * the master's was scheduled first. The master hands tasks over in deadline order, ties in the order of submission
- * from each thread (see {@link TimingWheel}).
+ * <p>Why that tie order is the order of submission from one thread: the master hands over only tasks scheduled with a
+ * delay beyond the straight route's reach ({@link Dispatcher#straightReachNanos()}), and a task that one thread
+ * schedules with a given deadline goes the straight route only once its delay, which shrinks as time passes, is within
+ * that reach; so of two tasks of one thread with equal deadlines, one from the master and one that came straight, the
+ * master's was scheduled first. The master hands tasks over in deadline order, ties in the order of submission from
+ * each thread (see {@link TimingWheel}), and the straight ones keep the order in which they came.
  *
- * <p>Tasks arrive nearly in order (a batch from the master is sorted, and a task due at once is due after what is
- * queued), so adding is an append, O(1); a task due before the last one (a periodic task re-armed late and catching
- * up) goes in by a binary search and an array copy. Taking is from the front, O(1). Keys live in an array of their
- * own, so the search touches no task.
+ * <p>Two lanes, one per source, and the queue's head is the earlier of their heads (the master's on a tie). The
+ * master's lane is an array in deadline order: its batches are sorted and follow one another, so adding is an append,
+ * O(1) (a task it was handed late goes in by a binary search and an array copy). The straight lane is a binary heap
+ * ordered by deadline, then by arrival: tasks due soon come in any order, and a heap takes each in O(log n), where an
+ * array would copy the tail. Taking is O(1) from the master's lane, O(log n) from the heap.
  */
 final class DueQueue {
-    private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
+    private final Lane fromMaster = new Lane();
+    private final Heap straight = new Heap();
 
-    /** Per task, {@code deadline * 2}, plus 1 for a task that did not come from the master: the sort key. */
-    private long[] keys = new long[16];
-
-    /** The queue is {@code tasks[head..tail)}. */
-    private int head;
-    private int tail;
-
-    /** Adds a task, in order. @param fromMaster whether the master handed it over (see the class comment) */
-    void add(ScheduledTask<?> task, boolean fromMaster) {
-        long key = (task.deadline << 1) | (fromMaster ? 0 : 1);
-        if (tail == tasks.length) {
-            makeRoom();
-        }
-        int at = tail;
-        if (tail > head && keys[tail - 1] > key) {
-            at = firstAfter(key);
-            System.arraycopy(tasks, at, tasks, at + 1, tail - at);
-            System.arraycopy(keys, at, keys, at + 1, tail - at);
-        }
-        tasks[at] = task;
-        keys[at] = key;
-        tail++;
-    }
-
-    /** @return the index of the first task whose key is greater than {@code key} (equal keys stay ahead) */
-    private int firstAfter(long key) {
-        int low = head;
-        int high = tail;
-        while (low < high) {
-            int middle = (low + high) >>> 1;
-            if (keys[middle] <= key) {
-                low = middle + 1;
-            } else {
-                high = middle;
-            }
-        }
-        return low;
-    }
-
-    /** Makes room for one more at the end: moves the queue to the front, or doubles the arrays if half is in use. */
-    private void makeRoom() {
-        int size = tail - head;
-        if (size * 2 > tasks.length) {
-            tasks = Arrays.copyOf(tasks, tasks.length * 2);
-            keys = Arrays.copyOf(keys, keys.length * 2);
-        }
-        if (head > 0) {
-            System.arraycopy(tasks, head, tasks, 0, size);
-            System.arraycopy(keys, head, keys, 0, size);
-            Arrays.fill(tasks, size, tail, null);
-            head = 0;
-            tail = size;
+    /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
+    void add(ScheduledTask<?> task, boolean byMaster) {
+        if (byMaster) {
+            fromMaster.add(task);
+        } else {
+            straight.add(task);
         }
     }
 
     boolean isEmpty() {
-        return head == tail;
+        return fromMaster.isEmpty() && straight.isEmpty();
     }
 
     int size() {
-        return tail - head;
+        return fromMaster.size() + straight.size();
+    }
+
+    /** @return whether the first task comes from the heap (the master's lane wins a tie); the queue is not empty */
+    private boolean heapFirst() {
+        return fromMaster.isEmpty()
+                || (!straight.isEmpty() && straight.headDeadline() < fromMaster.headDeadline());
     }
 
     /** @return the first task, or null */
     ScheduledTask<?> peek() {
-        return head == tail ? null : tasks[head];
+        if (isEmpty()) {
+            return null;
+        }
+        return heapFirst() ? straight.head() : fromMaster.head();
     }
 
     /** @return the deadline of the first task; the queue must not be empty */
     long peekDeadline() {
-        return keys[head] >>> 1;
+        return heapFirst() ? straight.headDeadline() : fromMaster.headDeadline();
     }
 
     /** Removes and returns the first task, or null. */
     ScheduledTask<?> poll() {
-        if (head == tail) {
+        if (isEmpty()) {
             return null;
         }
-        ScheduledTask<?> task = tasks[head];
-        tasks[head++] = null; // the queue must not keep what it handed out alive
-        if (head == tail) {
-            head = 0;
-            tail = 0;
-        }
-        return task;
+        return heapFirst() ? straight.poll() : fromMaster.poll();
     }
 
     /** @return whether a task in the queue is still pending (the others are stragglers that left NEW) */
     boolean hasPending() {
-        for (int i = head; i < tail; i++) {
-            if (tasks[i].isPending()) {
-                return true;
-            }
-        }
-        return false;
+        return fromMaster.hasPending() || straight.hasPending();
     }
 
     /** Removes every task that {@code filter} matches, keeping the order of the others, and passes it on. */
     void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
-        int kept = head;
-        for (int i = head; i < tail; i++) {
-            ScheduledTask<?> task = tasks[i];
-            if (filter.test(task)) {
-                removed.accept(task);
-            } else {
-                tasks[kept] = task;
-                keys[kept] = keys[i];
-                kept++;
-            }
-        }
-        Arrays.fill(tasks, kept, tail, null);
-        tail = kept;
+        fromMaster.removeIf(filter, removed);
+        straight.removeIf(filter, removed);
     }
 
     /** Copies the pending tasks into {@code sink}, in order. */
     void copyPendingTo(List<ScheduledTask<?>> sink) {
-        for (int i = head; i < tail; i++) {
-            if (tasks[i].isPending()) {
-                sink.add(tasks[i]);
-            }
-        }
+        int from = sink.size();
+        fromMaster.copyPendingTo(sink);
+        straight.copyPendingTo(sink);
+        // Two sorted runs: a stable sort by deadline merges them, the master's first on ties.
+        sink.subList(from, sink.size()).sort((a, b) -> Long.compare(a.deadline, b.deadline));
     }
 
     /** @return how many tasks in the queue still wait to run (those cancelled meanwhile are not counted) */
     int waitingCount() {
-        int n = 0;
-        for (int i = head; i < tail; i++) {
-            if (tasks[i].isPending()) {
-                n++;
-            }
-        }
-        return n;
+        return fromMaster.waitingCount() + straight.waitingCount();
     }
 
     void clear() {
-        Arrays.fill(tasks, head, tail, null);
-        head = 0;
-        tail = 0;
+        fromMaster.clear();
+        straight.clear();
+    }
+
+    /**
+     * A binary heap of tasks ordered by deadline, then by arrival (a sequence number), in parallel arrays: the keys
+     * of a node are read without touching its task.
+     */
+    private static final class Heap {
+        private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
+        private long[] deadlines = new long[16];
+        private long[] arrivals = new long[16];
+        private int size;
+        private long nextArrival;
+
+        void add(ScheduledTask<?> task) {
+            if (size == tasks.length) {
+                tasks = Arrays.copyOf(tasks, size * 2);
+                deadlines = Arrays.copyOf(deadlines, size * 2);
+                arrivals = Arrays.copyOf(arrivals, size * 2);
+            }
+            siftUp(size++, task, task.deadline, nextArrival++);
+        }
+
+        /** @return whether node {@code i} comes before node {@code j} */
+        private boolean before(int i, int j) {
+            return deadlines[i] < deadlines[j] || (deadlines[i] == deadlines[j] && arrivals[i] < arrivals[j]);
+        }
+
+        /** @return whether node {@code i} comes before the key (deadline, arrival) */
+        private boolean nodeBeforeKey(int i, long deadline, long arrival) {
+            return deadlines[i] < deadline || (deadlines[i] == deadline && arrivals[i] < arrival);
+        }
+
+        /** Puts the entry at the hole {@code at} or above it, moving the nodes before it down. */
+        private void siftUp(int at, ScheduledTask<?> task, long deadline, long arrival) {
+            while (at > 0) {
+                int parent = (at - 1) >>> 1;
+                if (!keyBeforeNode(deadline, arrival, parent)) {
+                    break;
+                }
+                set(at, tasks[parent], deadlines[parent], arrivals[parent]);
+                at = parent;
+            }
+            set(at, task, deadline, arrival);
+        }
+
+        /** Puts the entry at the hole {@code at} or below it, moving the nodes before it up. */
+        private void siftDown(int at, ScheduledTask<?> task, long deadline, long arrival) {
+            for (;;) {
+                int child = 2 * at + 1;
+                if (child >= size) {
+                    break;
+                }
+                if (child + 1 < size && before(child + 1, child)) {
+                    child++;
+                }
+                if (!nodeBeforeKey(child, deadline, arrival)) {
+                    break;
+                }
+                set(at, tasks[child], deadlines[child], arrivals[child]);
+                at = child;
+            }
+            set(at, task, deadline, arrival);
+        }
+
+        /** @return whether the key (deadline, arrival) comes before node {@code i} */
+        private boolean keyBeforeNode(long deadline, long arrival, int i) {
+            return deadline < deadlines[i] || (deadline == deadlines[i] && arrival < arrivals[i]);
+        }
+
+        private void set(int i, ScheduledTask<?> task, long deadline, long arrival) {
+            tasks[i] = task;
+            deadlines[i] = deadline;
+            arrivals[i] = arrival;
+        }
+
+        boolean isEmpty() {
+            return size == 0;
+        }
+
+        int size() {
+            return size;
+        }
+
+        ScheduledTask<?> head() {
+            return tasks[0];
+        }
+
+        long headDeadline() {
+            return deadlines[0];
+        }
+
+        ScheduledTask<?> poll() {
+            ScheduledTask<?> first = tasks[0];
+            int last = --size;
+            ScheduledTask<?> task = tasks[last];
+            tasks[last] = null; // the queue must not keep what it handed out alive
+            if (last > 0) {
+                siftDown(0, task, deadlines[last], arrivals[last]);
+            }
+            return first;
+        }
+
+        boolean hasPending() {
+            for (int i = 0; i < size; i++) {
+                if (tasks[i].isPending()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Removes what {@code filter} matches, then rebuilds the heap from the rest (Floyd's heapify, O(n)). */
+        void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
+            int kept = 0;
+            for (int i = 0; i < size; i++) {
+                ScheduledTask<?> task = tasks[i];
+                if (filter.test(task)) {
+                    removed.accept(task);
+                } else {
+                    set(kept++, task, deadlines[i], arrivals[i]);
+                }
+            }
+            Arrays.fill(tasks, kept, size, null);
+            size = kept;
+            for (int i = (size >>> 1) - 1; i >= 0; i--) {
+                siftDown(i, tasks[i], deadlines[i], arrivals[i]);
+            }
+        }
+
+        /** Copies the pending tasks into {@code sink}, in order (a sorted copy; the heap is left as it is). */
+        void copyPendingTo(List<ScheduledTask<?>> sink) {
+            Integer[] order = new Integer[size];
+            for (int i = 0; i < size; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, (a, b) -> a.equals(b) ? 0 : before(a, b) ? -1 : 1);
+            for (int i : order) {
+                if (tasks[i].isPending()) {
+                    sink.add(tasks[i]);
+                }
+            }
+        }
+
+        int waitingCount() {
+            int n = 0;
+            for (int i = 0; i < size; i++) {
+                if (tasks[i].isPending()) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        void clear() {
+            Arrays.fill(tasks, 0, size, null);
+            size = 0;
+        }
+    }
+
+    /** One source's tasks, in deadline order, ties in arrival order: {@code tasks[head..tail)}. */
+    private static final class Lane {
+        private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
+        private long[] deadlines = new long[16];
+        private int head;
+        private int tail;
+
+        void add(ScheduledTask<?> task) {
+            long deadline = task.deadline;
+            if (tail == tasks.length) {
+                makeRoom();
+            }
+            int at = tail;
+            if (tail > head && deadlines[tail - 1] > deadline) {
+                at = firstAfter(deadline);
+                System.arraycopy(tasks, at, tasks, at + 1, tail - at);
+                System.arraycopy(deadlines, at, deadlines, at + 1, tail - at);
+            }
+            tasks[at] = task;
+            deadlines[at] = deadline;
+            tail++;
+        }
+
+        /** @return the index of the first task due after {@code deadline} (equal ones stay ahead) */
+        private int firstAfter(long deadline) {
+            int low = head;
+            int high = tail;
+            while (low < high) {
+                int middle = (low + high) >>> 1;
+                if (deadlines[middle] <= deadline) {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            return low;
+        }
+
+        /** Makes room for one more at the end: moves the lane to the front, or doubles the arrays if half is in use. */
+        private void makeRoom() {
+            int size = tail - head;
+            if (size * 2 > tasks.length) {
+                tasks = Arrays.copyOf(tasks, tasks.length * 2);
+                deadlines = Arrays.copyOf(deadlines, deadlines.length * 2);
+            }
+            if (head > 0) {
+                System.arraycopy(tasks, head, tasks, 0, size);
+                System.arraycopy(deadlines, head, deadlines, 0, size);
+                Arrays.fill(tasks, size, tail, null);
+                head = 0;
+                tail = size;
+            }
+        }
+
+        boolean isEmpty() {
+            return head == tail;
+        }
+
+        int size() {
+            return tail - head;
+        }
+
+        ScheduledTask<?> head() {
+            return tasks[head];
+        }
+
+        long headDeadline() {
+            return deadlines[head];
+        }
+
+        ScheduledTask<?> poll() {
+            ScheduledTask<?> task = tasks[head];
+            tasks[head++] = null; // the queue must not keep what it handed out alive
+            if (head == tail) {
+                head = 0;
+                tail = 0;
+            }
+            return task;
+        }
+
+        boolean hasPending() {
+            for (int i = head; i < tail; i++) {
+                if (tasks[i].isPending()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
+            int kept = head;
+            for (int i = head; i < tail; i++) {
+                ScheduledTask<?> task = tasks[i];
+                if (filter.test(task)) {
+                    removed.accept(task);
+                } else {
+                    tasks[kept] = task;
+                    deadlines[kept] = deadlines[i];
+                    kept++;
+                }
+            }
+            Arrays.fill(tasks, kept, tail, null);
+            tail = kept;
+            if (head == tail) {
+                head = 0;
+                tail = 0;
+            }
+        }
+
+        void copyPendingTo(List<ScheduledTask<?>> sink) {
+            for (int i = head; i < tail; i++) {
+                if (tasks[i].isPending()) {
+                    sink.add(tasks[i]);
+                }
+            }
+        }
+
+        int waitingCount() {
+            int n = 0;
+            for (int i = head; i < tail; i++) {
+                if (tasks[i].isPending()) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        void clear() {
+            Arrays.fill(tasks, head, tail, null);
+            head = 0;
+            tail = 0;
+        }
     }
 }

@@ -20,11 +20,11 @@ import java.util.function.BooleanSupplier;
  * through {@link TaskHost}, dispatchers through {@link DispatcherHost}, the master through {@link MasterHost}. No
  * class below this one calls the facade, and none gets a callback built here to run on its own thread.
  *
- * <p><b>Accepting a task.</b> A task due at once goes straight to the dispatcher; one due later to the master's
- * inbox, starting the master first if need be. Either way the producer publishes it and then reads the run state
- * again, taking the task back if the executor shut down meanwhile ({@link Lifecycle}, note 1): that is what makes
- * termination wait for no producer, and a schedule that overlaps {@code shutdown()} either rejected or accepted and
- * run, as in the JDK.
+ * <p><b>Accepting a task.</b> A task due at once, or soon ({@link Dispatcher#straightReachNanos()}), goes straight to
+ * the dispatcher; one due later to the master's inbox, starting the master first if need be. Either way the producer
+ * publishes it and then reads the run state again, taking the task back if the executor shut down meanwhile
+ * ({@link Lifecycle}, note 1): that is what makes termination wait for no producer, and a schedule that overlaps
+ * {@code shutdown()} either rejected or accepted and run, as in the JDK.
  */
 final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     /** Why a task was not accepted; the facade names it in the rejection. */
@@ -77,10 +77,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         this.failureHandler = settings.failureHandler();
         this.skipMissedRuns = settings.skipMissedRuns();
         TaskRunner runner = new TaskRunner(hooks, decorations, instrumentation);
+        OrderGate gate = new OrderGate();
         this.dispatcher = settings.workerExecutor() != null
-                ? new ExternalDispatcher(name, this, runner, settings.corePoolSize(), settings.threadFactory(),
+                ? new ExternalDispatcher(name, this, runner, gate, settings.corePoolSize(), settings.threadFactory(),
                         settings.workerExecutor())
-                : new WorkerPool(name, this, runner, settings.corePoolSize(), settings.threadFactory());
+                : new WorkerPool(name, this, runner, gate, settings.corePoolSize(), settings.threadFactory());
         long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
         this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
                 dispatcher, lazyWake, settings.masterThreadFactory());
@@ -89,21 +90,24 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     // -- accepting tasks (producers) --------------------------------------------------------------------------------
 
     /**
-     * Accepts a new task: one due now goes straight to the dispatcher, one due later to the master.
+     * Accepts a new task: one due now, or soon enough for the dispatcher's workers to wait for it themselves
+     * ({@link Dispatcher#straightReachNanos()}), goes straight to the dispatcher; one due later to the master.
      *
+     * @param delayNanos how long after its deadline's clock reading the task is due
      * @return null if accepted; otherwise why not, and the task is then marked rejected
      */
-    Refusal accept(ScheduledTask<?> task, boolean dueNow) {
+    Refusal accept(ScheduledTask<?> task, long delayNanos) {
+        boolean straight = delayNanos <= dispatcher.straightReachNanos();
         if (!lifecycle.isRunning()) {
             return refuse(task, Refusal.SHUT_DOWN);
         }
-        if (!dueNow && !lifecycle.masterStarted() && !lifecycle.startMaster(master)) {
+        if (!straight && !lifecycle.masterStarted() && !lifecycle.startMaster(master)) {
             return refuse(task, lifecycle.isRunning() ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN);
         }
         if (limit != null && !limit.reserve()) {
             return refuse(task, Refusal.PENDING_LIMIT);
         }
-        if (!dueNow) {
+        if (!straight) {
             master.submit(task);
         } else if (!dispatcher.dispatch(task)) {
             releasePlace();
@@ -143,7 +147,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         if (!task.reaccept()) {
             return null; // cancelled or run by now: nothing to accept
         }
-        return accept(task, task.deadline <= clock.now());
+        return accept(task, task.deadline - clock.now());
     }
 
     /**
@@ -222,10 +226,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     }
 
     /**
-     * Queues a periodic task's next run: to the master, or, when it is due already (a fixed-rate task catching up),
-     * straight to the dispatcher, where it takes its place by its deadline. Published first, checked after, as every
-     * publisher does (see Lifecycle, note 1): a run that ends as the executor shuts down cancels its task if the
-     * policies do not keep it.
+     * Queues a periodic task's next run: to the master, or, when it falls due within the dispatcher's straight reach
+     * (a fixed-rate task catching up, or any period that short), straight to the dispatcher, where it takes its place
+     * by its deadline and the order gate keeps it behind earlier timers the master still holds; so a heartbeat costs
+     * the master no wake-up per run. Published first, checked after, as every publisher does (see Lifecycle, note 1):
+     * a run that ends as the executor shuts down cancels its task if the policies do not keep it.
      */
     @Override
     public void rearm(ScheduledTask<?> task) {
@@ -241,7 +246,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             return;
         }
         boolean published;
-        if (task.deadline <= clock.now()) {
+        if (task.deadline - clock.now() <= dispatcher.straightReachNanos()) {
             published = dispatcher.dispatch(task);
         } else {
             // The first run may have gone straight to the workers (zero initial delay), before any master existed.
@@ -283,11 +288,6 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     @Override
     public boolean isStopping() {
         return lifecycle.isStopping();
-    }
-
-    @Override
-    public boolean mayTake(long deadline) {
-        return !lifecycle.masterStarted() || master.hasHandedThrough(deadline);
     }
 
     @Override
@@ -410,7 +410,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         if (next < 0) {
             next = TimingWheel.NONE;
         }
-        return dispatcher.waitingCount() > 0 ? Math.min(next, clock.now()) : next;
+        return Math.min(next, dispatcher.firstWaitingDeadline());
     }
 
     /**

@@ -52,10 +52,21 @@ final class ExternalDispatcher extends Dispatcher {
     /** The lateness of all runs: the executor's threads record into it together. */
     private final LatenessHistogram lateness = LatenessHistogram.shared();
 
-    ExternalDispatcher(String name, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads,
-                       Executor executor) {
-        super(name, host, runner, corePoolSize, threads);
+    ExternalDispatcher(String name, DispatcherHost host, TaskRunner runner, OrderGate gate, int corePoolSize,
+                       ThreadFactory threads, Executor executor) {
+        super(name, host, runner, gate, corePoolSize, threads);
         this.executor = executor;
+    }
+
+    /** None: the executor runs what it is given at once, so it is given only due tasks. */
+    @Override
+    long handOverAheadNanos() {
+        return 0;
+    }
+
+    @Override
+    long straightReachNanos() {
+        return 0;
     }
 
     @Override
@@ -78,22 +89,19 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    void dispatchAll(ScheduledTask<?>[] batch, int count) {
-        for (int i = 0; i < count; i++) {
-            if (!dispatch(batch[i])) {
-                batch[i].cancelIfPending(); // never: the master decides on termination after its last hand-off
+    void dispatchAll(HandOver handOver) {
+        for (int i = 0; i < handOver.size(); i++) {
+            ScheduledTask<?> task = handOver.task(i);
+            if (!dispatch(task)) {
+                task.cancelIfPending(); // never: the master decides on termination after its last hand-off
             }
         }
+        handOver.openGate(); // the executor's threads never read it, but publishers and the master's sleep do
     }
 
     @Override
-    boolean masterCaughtUp() {
-        return false; // nothing waits for the master here: the executor's threads take what they are given
-    }
-
-    @Override
-    boolean hasWorkersAwaitingMaster() {
-        return false;
+    boolean gateOpened() {
+        return false; // nothing waits for the gate here: the executor's threads take what they are given
     }
 
     private void runHandedOver(ScheduledTask<?> task) {
@@ -275,6 +283,17 @@ final class ExternalDispatcher extends Dispatcher {
                 sink.add(task);
             }
         }
+    }
+
+    @Override
+    long firstWaitingDeadline() {
+        long first = TimingWheel.NONE;
+        for (ScheduledTask<?> task : waiting) {
+            if (task.isPending()) {
+                first = Math.min(first, task.deadline);
+            }
+        }
+        return first;
     }
 
     @Override

@@ -44,7 +44,7 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     }
 
     FetchAddQueue() {
-        super(new Chunk());
+        super(new Chunk(0));
     }
 
     /** Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers. */
@@ -78,7 +78,7 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
             next = full.next;
         }
         if (next == null) {
-            Chunk fresh = new Chunk();
+            Chunk fresh = new Chunk(full.first + CHUNK_SIZE);
             next = (Chunk) NEXT.compareAndExchange(full, (Chunk) null, fresh);
             if (next == null) {
                 next = fresh;
@@ -111,6 +111,22 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     }
 
     /**
+     * @return how many offers have claimed a place so far, as one look at the producers' side sees it: every offer
+     *     whose claim came before that look (they are sequentially consistent) has a place below it. Any thread.
+     */
+    long claimedCount() {
+        Chunk chunk = tail;
+        // The chunk that the tail names now is the last one any earlier claim went to: a producer moves the tail on
+        // before it claims in the next chunk. Claims past a chunk's end are retried in the next, so they hold no place.
+        return chunk.first + Math.min(chunk.claimed, CHUNK_SIZE);
+    }
+
+    /** @return how many nodes the consumer has taken so far; consumer only */
+    long polledCount() {
+        return head.first + headIndex;
+    }
+
+    /**
      * @return true if no node is queued or being written; consumer only. Volatile reads of the chunk's claim count
      *     (and link), which the producers' atomic operations order against what the consumer wrote before.
      */
@@ -131,8 +147,14 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     /** A run of slots; {@code claimed} counts the claims made on it, which may exceed its size. */
     static final class Chunk {
         final Object[] slots = new Object[CHUNK_SIZE];
+        /** The place of slot 0 among all offers to the queue. */
+        final long first;
         volatile int claimed;
         volatile Chunk next;
+
+        Chunk(long first) {
+            this.first = first;
+        }
     }
 }
 

@@ -14,63 +14,48 @@ import java.util.function.Consumer;
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
  * again, cancelled tasks to unlink) into the wheel, runs commands (the shutdown policies, snapshots, getQueue's
- * operations), hands due tasks to the {@link Dispatcher} in deadline order, decides on termination once shut down,
- * and sleeps until the next deadline. It reaches the executor only through its {@link MasterHost}.
+ * operations), hands tasks to the {@link Dispatcher} in deadline order as they fall due (or a little ahead, where the
+ * dispatcher's workers wait for the deadlines themselves), opens the {@link OrderGate}, decides on termination once
+ * shut down, and sleeps until it must hand over again. It reaches the executor only through its {@link MasterHost}.
+ *
+ * <h2>A turn</h2>
+ * It reads the clock, announces how far it will open the gate, marks the inbox and drains what was offered before the
+ * mark: never more, so a burst of schedules that keeps the inbox full does not keep the master from handing over what
+ * falls due meanwhile (it drains a burst a turn's worth at a time, and hands over between). Then it hands over the
+ * tasks due within the dispatcher's {@linkplain Dispatcher#handOverAheadNanos() hand-over time} and opens the gate
+ * (see {@link OrderGate} for why the mark makes that safe).
  *
  * <h2>Sleeping and waking</h2>
  * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
  * <ul>
- *   <li>{@code wakeAt} is the time the master will wake by itself ({@link #AWAKE} while it is running or napping).
- *       A producer whose task is due earlier swaps it to AWAKE and unparks the master: one producer per sleep does.</li>
+ *   <li>The master's sleep is the gate's state ({@link OrderGate}): before parking it announces the first deadline it
+ *       holds, looks at its inbox and commands once more, and confirms; a producer whose task is due before the
+ *       announced deadline lowers the gate to it, and the one that finds the master asleep unparks it. So no wake-up
+ *       is lost, and one producer per sleep unparks.</li>
+ *   <li>It parks until {@link #leadNanos} before that deadline when the dispatcher's workers wait for deadlines
+ *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path.</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep ({@code deepSleep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
  *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
- *   <li>Before parking, the master publishes {@code wakeAt}, then looks at the inbox once more, then confirms
- *       {@code wakeAt} by a CAS that sets {@link #CONFIRMED}; a producer offers and then reads {@code wakeAt}, and
- *       swaps it to AWAKE by a CAS, read again and retried while the time changes under it (the master's
- *       confirmation is such a change). All are sequentially consistent, so either the master sees the new task or
- *       the producer sees that it must wake the master (and its CAS makes the confirmation fail, or comes after it
- *       and unparks): no wake-up is lost.</li>
  * </ul>
  * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
- *
- * <h2>Order: what workers may take</h2>
- * Tasks due at once, and periodic tasks re-armed after their next time, go to the dispatcher straight; the master
- * hands over the others when they fall due. So that none of the former passes one of the latter that is due before
- * it, a worker takes a task only once {@link #hasHandedThrough} says the master has handed over everything due
- * before it: either {@code handedThrough}, the clock reading taken at the start of a turn, before its drain and its
- * hand-off, has reached the task's deadline; or the master is asleep, with {@code wakeAt} confirmed, until after it.
- * A task whose producer finished {@code schedule} before the worker looked was offered before that clock reading
- * (its deadline is later than the reading otherwise, so the first test fails), or was seen by the master's last look
- * at the inbox, or made its producer swap {@code wakeAt} to AWAKE (so the second test fails). Workers the gate holds
- * back wait until the master signals them, at the end of each hand-off and before it parks.
  */
 final class MasterLoop implements Runnable {
-    /** {@link #wakeAt} while the master is awake or napping: no producer needs to wake it. */
-    static final long AWAKE = Long.MIN_VALUE;
-
-    /**
-     * The bit of {@link #wakeAt} that the master sets by CAS once it has looked at the inbox after publishing the
-     * time: then nothing it holds is due before that time, as long as no producer has swapped the value since.
-     * Times stay below it: they are at most {@link TimingWheel#MAX_DEADLINE}.
-     */
-    static final long CONFIRMED = 1L << 62;
-
     /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
     private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /** Tasks a long drain takes between two hand-overs (see {@link #drainMarked}): some tens of microseconds. */
+    private static final int HAND_OVER_EVERY = 512;
 
     /** How often the master retries to start a worker while due tasks wait and no worker could be started. */
     private static final long WORKER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private static final VarHandle WAKE_AT;
     private static final VarHandle DEEP_SLEEP;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            WAKE_AT = lookup.findVarHandle(MasterLoop.class, "wakeAt", long.class);
-            DEEP_SLEEP = lookup.findVarHandle(MasterLoop.class, "deepSleep", boolean.class);
+            DEEP_SLEEP = MethodHandles.lookup().findVarHandle(MasterLoop.class, "deepSleep", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -80,15 +65,27 @@ final class MasterLoop implements Runnable {
     private final MasterHost host;
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
+    private final OrderGate gate;
     private final StripedInbox<ScheduledTask<?>> inbox =
             new StripedInbox<>(Runtime.getRuntime().availableProcessors());
     private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
     private final long lazyWakeNanos;
 
+    /** How far ahead the master hands tasks over ({@link Dispatcher#handOverAheadNanos()}). */
+    private final long handOverAheadNanos;
+
+    /** How far ahead publishers hand tasks straight to the dispatcher ({@link Dispatcher#straightReachNanos()}). */
+    private final long straightReachNanos;
+
+    /**
+     * How long before the first deadline it holds the master wakes: half the hand-over time, so each wake-up hands over
+     * about that much, and one that comes up to that late still hands over in time. Zero for an external executor.
+     */
+    private final long leadNanos;
+
     /** The user's factory for the master thread, or null; the default one is the fallback. */
     private final ThreadFactory threadFactory;
 
-    private volatile long wakeAt = AWAKE;
     private volatile boolean deepSleep;
     private volatile Thread thread;
 
@@ -98,14 +95,18 @@ final class MasterLoop implements Runnable {
     /** Whether the wheel held tasks at the master's last turn: a cheap hint for other threads. */
     private volatile boolean holdsTimers;
 
-    /**
-     * The clock reading taken at the start of the master's last turn, before its drain: every task offered before it
-     * that was due by it has been handed to the dispatcher (see the class comment). Only grows.
-     */
-    private volatile long handedThrough = Long.MIN_VALUE;
+    /** Tasks collected by one advance, handed to the dispatcher in one batch. */
+    private final HandOver handOver;
 
-    /** Due tasks collected by one advance, handed to the dispatcher in one batch. */
-    private final DueBatch due = new DueBatch();
+    /**
+     * A time before which no task claimed after the last mark the master has drained up to is due, unless its
+     * publisher lowered the gate's floor: the least time announced since that mark's announcement (see
+     * {@link OrderGate#open}). Master only.
+     */
+    private long drainedBound = TimingWheel.NONE;
+
+    /** The gate's count of lowerings at that announcement. Master only. */
+    private long drainedLowerings;
 
     MasterLoop(String executor, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
                long lazyWakeNanos, ThreadFactory threadFactory) {
@@ -113,7 +114,12 @@ final class MasterLoop implements Runnable {
         this.host = host;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
+        this.gate = dispatcher.gate;
         this.lazyWakeNanos = lazyWakeNanos;
+        this.handOverAheadNanos = dispatcher.handOverAheadNanos();
+        this.straightReachNanos = dispatcher.straightReachNanos();
+        this.handOver = new HandOver(gate);
+        this.leadNanos = handOverAheadNanos / 2;
         this.threadFactory = threadFactory;
     }
 
@@ -145,21 +151,14 @@ final class MasterLoop implements Runnable {
         }
     }
 
+    /** @return the order gate, which is also the master's sleep word */
+    OrderGate gate() {
+        return gate;
+    }
+
     /** @return true if the wheel held tasks at the master's last turn */
     boolean holdsTimers() {
         return holdsTimers;
-    }
-
-    /**
-     * The order gate (see the class comment): whether every task the master holds that is due before
-     * {@code deadline} has been handed to the dispatcher. Any thread.
-     */
-    boolean hasHandedThrough(long deadline) {
-        if (deadline <= handedThrough) {
-            return true;
-        }
-        long w = wakeAt;
-        return (w & CONFIRMED) != 0 && (w & ~CONFIRMED) > deadline;
     }
 
     // -- producer side ----------------------------------------------------------------------------------------------
@@ -167,21 +166,10 @@ final class MasterLoop implements Runnable {
     /** Publishes a task whose deadline is in the future (any thread). */
     void submit(ScheduledTask<?> task) {
         inbox.offer(task);
-        // AWAKE: the master looks at the inbox again before it sleeps.
-        for (long w = wakeAt; w != AWAKE; w = wakeAt) {
-            if (task.deadline >= (w & ~CONFIRMED)) {
-                if (deepSleep) {
-                    wakeFromDeepSleep();
-                }
-                return;
-            }
-            if (WAKE_AT.compareAndSet(this, w, AWAKE)) {
-                LockSupport.unpark(thread);
-                return;
-            }
-            // The time changed since it was read: most often the master confirmed it (its look at the inbox came
-            // before our offer), and then it sleeps unless we swap the confirmed time. Giving up here lost that
-            // wake-up: jcstress found it (WakeUpVersusSubmitStress).
+        if (gate.published(task.deadline)) {
+            LockSupport.unpark(thread);
+        } else if (deepSleep) {
+            wakeFromDeepSleep();
         }
     }
 
@@ -198,7 +186,7 @@ final class MasterLoop implements Runnable {
 
     /** Wakes the master at once, e.g. to decide on termination (any thread). */
     void wake() {
-        wakeAt = AWAKE;
+        gate.wakeMaster(); // a sleep being confirmed now fails; one confirmed is over
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
@@ -240,12 +228,10 @@ final class MasterLoop implements Runnable {
         // The master has nothing interruptible; an interrupt from user code would only make every park return at
         // once and turn the loop into a spin.
         Thread.interrupted();
-        wakeAt = AWAKE;
         deepSleep = false;
         runCommands();
-        long now = host.now(); // before the drain: see the class comment
-        boolean drained = drainInbox();
-        handDue(now);
+        long now = host.now();
+        boolean drained = drainAndHandOver(now);
         if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing(inbox::isEmpty)) {
             return true;
         }
@@ -258,12 +244,48 @@ final class MasterLoop implements Runnable {
         return false;
     }
 
+    /**
+     * The work of a turn, {@code now} being the time at its start: announces, marks the inbox, drains up to the mark
+     * (handing over as it goes), hands over what falls due within the hand-over time, opens the gate. Master thread
+     * only. @return whether anything was drained
+     */
+    boolean drainAndHandOver(long now) {
+        // Before the mark: see OrderGate. A task published later and due before this went straight to the
+        // dispatcher, unless its publisher was slow; then it lowers the gate's floor.
+        OrderGate.Horizon announced = announce(now + straightReachNanos + 1);
+        inbox.mark();
+        boolean drained = drainMarked();
+        if (inbox.markReached()) {
+            drainedUpTo(announced);
+        }
+        handDue(host.now() + handOverAheadNanos);
+        return drained;
+    }
+
     private void runCommands() {
         for (Command c; (c = commands.poll()) != null; ) {
             c.run(this);
         }
     }
 
+    /**
+     * Drains what was offered before the inbox's mark. A long drain (a burst) hands over what falls due meanwhile
+     * every {@value #HAND_OVER_EVERY} tasks, so the timers due first never wait for the rest of the burst.
+     *
+     * @return whether anything was drained
+     */
+    private boolean drainMarked() {
+        int drained = 0;
+        for (ScheduledTask<?> task; (task = inbox.pollMarked()) != null; ) {
+            accept(task);
+            if (++drained % HAND_OVER_EVERY == 0) {
+                handDue(host.now() + handOverAheadNanos);
+            }
+        }
+        return drained > 0;
+    }
+
+    /** Drains everything in the inbox now (commands, which need no gate). */
     private boolean drainInbox() {
         boolean drained = false;
         for (ScheduledTask<?> task; (task = inbox.poll()) != null; ) {
@@ -294,37 +316,47 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * Hands every task due by {@code now} to the dispatcher, in deadline order, and publishes {@code now} as the
-     * horizon of the order gate; then signals the workers that wait for it. Nothing fires while stopping.
+     * Hands every task due by {@code through} to the dispatcher, in deadline order, and opens the gate up to the first
+     * deadline the master still holds, within what the last mark it drained up to allows ({@link OrderGate#open}).
+     * The opening goes with the hand-over, under the dispatcher's lock, so a worker woken for a task finds the gate
+     * open for it. Nothing is handed over while stopping.
      */
-    private void handDue(long now) {
+    private void handDue(long through) {
         if (!host.isStopping()) {
-            if (now >= wheel.nextDeadlineBound()) {
-                wheel.advance(now, due);
-                due.flushTo(dispatcher);
+            if (through >= wheel.nextDeadlineBound()) {
+                wheel.advance(through, handOver);
             }
-            openGateThrough(now);
+            handOver.opening(wheel.nextDeadlineBound(), drainedBound, drainedLowerings);
+            if (handOver.size() > 0) {
+                dispatcher.dispatchAll(handOver);
+            } else {
+                handOver.openGate();
+                dispatcher.gateOpened();
+            }
+            handOver.clear();
         }
         holdsTimers = wheel.size() > 0;
     }
 
-    /**
-     * Publishes {@code now} as the horizon of the order gate, then signals the workers that wait for it: they raise
-     * their count before they read the gate, this reads the count after it moved the gate (see
-     * {@link WorkerPool#enterAwaitMaster}). Master only.
-     *
-     * @return whether any worker was waiting for the gate
-     */
-    boolean openGateThrough(long now) {
-        handedThrough = now;
-        return dispatcher.masterCaughtUp();
+    /** Hands over what is due by {@code through} without opening the gate (a command's, outside any turn). */
+    private void handDueKeepingGate(long through) {
+        if (!host.isStopping() && through >= wheel.nextDeadlineBound()) {
+            wheel.advance(through, handOver);
+            if (handOver.size() > 0) {
+                dispatcher.dispatchAll(handOver);
+            }
+            handOver.clear();
+        }
     }
 
     private void sleep(long now, boolean drained, boolean starved) {
         // Stopping: nothing in the wheel fires any more (shutdownNow's drain takes it), so its deadlines are no
         // reason to wake; the drain's command wakes the master.
         long next = host.isStopping() ? TimingWheel.NONE : wheel.nextDeadlineBound();
-        long until = drained ? Math.min(next, now + lazyWakeNanos) : next;
+        long until = next == TimingWheel.NONE ? next : next - leadNanos;
+        if (drained) {
+            until = Math.min(until, now + lazyWakeNanos);
+        }
         if (starved) {
             until = Math.min(until, now + WORKER_RETRY_NANOS);
         }
@@ -332,20 +364,20 @@ final class MasterLoop implements Runnable {
             return;
         }
         if (!inbox.isEmpty()) {
-            if (!dispatcher.hasWorkersAwaitingMaster()) {
+            if (!gate.hasWaiters()) {
                 napWhileProducersAreBusy();
             } // else the workers held back by the order gate come first: look again at once
             return;
         }
-        long wake = Math.min(until, TimingWheel.MAX_DEADLINE);
         deepSleep = until - now > lazyWakeNanos;
-        if (!confirmSleepUntil(wake)) {
+        OrderGate.Horizon asleep = confirmSleep(next);
+        if (asleep == null) {
             return;
         }
-        dispatcher.masterCaughtUp();
-        if (wakeAt != (wake | CONFIRMED)) {
-            // Woken meanwhile: masterCaughtUp may take the dispatcher's lock, and a park inside it consumes the
-            // waker's unpark, so this park would not return.
+        dispatcher.gateOpened();
+        if (gate.state() != asleep) {
+            // Woken meanwhile: gateOpened may take the dispatcher's lock, and a park inside it consumes the waker's
+            // unpark, so this park would not return.
             return;
         }
         if (until == TimingWheel.NONE) {
@@ -359,26 +391,47 @@ final class MasterLoop implements Runnable {
     }
 
     /**
-     * The master's half of the wake-up protocol (see the class comment): publishes the time it will wake by itself,
-     * looks at its queues once more, then confirms the time by a CAS. Master thread only.
+     * The master's half of the sleep protocol (see {@link OrderGate}): announces the first deadline it holds, looks at
+     * its queues once more, then confirms. Master thread only.
      *
-     * @return true if the master may sleep until {@code wake}: nothing came, and no producer asked for an earlier
-     *     wake-up (its CAS to AWAKE makes the confirmation fail, or, after it, unparks the master)
+     * @return the confirmed state (the gate open up to {@code firstHeld}, the master asleep), or null if the master
+     *     must not sleep: something came, or a producer lowered the gate, or someone woke the master meanwhile (its
+     *     lowering makes the confirmation fail, or, after it, unparks the master)
      */
-    boolean confirmSleepUntil(long wake) {
-        wakeAt = wake;
+    OrderGate.Horizon confirmSleep(long firstHeld) {
+        OrderGate.Horizon prepared = announceForSleep(firstHeld);
         if (!commands.isEmpty() || !inbox.isEmpty()) {
-            wakeAt = AWAKE;
             deepSleep = false;
-            return false;
+            return null;
         }
-        return WAKE_AT.compareAndSet(this, wake, wake | CONFIRMED);
+        drainedUpTo(prepared); // the inbox was empty after the announcement: as good as a mark drained up to
+        return gate.confirmSleep(prepared);
+    }
+
+    /** Announces {@code time} on the gate; the bound of what the master has not drained follows it down. */
+    private OrderGate.Horizon announce(long time) {
+        OrderGate.Horizon announced = gate.announce(time);
+        drainedBound = Math.min(drainedBound, time);
+        return announced;
+    }
+
+    /** The same, for the master's sleep ({@link OrderGate#prepareSleep}). */
+    private OrderGate.Horizon announceForSleep(long firstHeld) {
+        OrderGate.Horizon prepared = gate.prepareSleep(firstHeld);
+        drainedBound = Math.min(drainedBound, firstHeld);
+        return prepared;
+    }
+
+    /** The master has drained every task claimed before the mark that followed {@code announcement}. */
+    private void drainedUpTo(OrderGate.Horizon announcement) {
+        drainedBound = announcement.announced;
+        drainedLowerings = announcement.lowerings;
     }
 
     /**
-     * Producers are busy: tasks offered before {@code wakeAt} was published woke nobody, even if due soon, so the nap
-     * is short; but not zero: draining at the producers' heels would fetch every task's cache line while its producer
-     * still writes it, and a short nap lets a batch build up instead. {@code wakeAt} stays AWAKE meanwhile.
+     * Producers are busy: tasks offered before the gate was announced woke nobody, even if due soon, so the nap is
+     * short; but not zero: draining at the producers' heels would fetch every task's cache line while its producer
+     * still writes it, and a short nap lets a batch build up instead.
      */
     private void napWhileProducersAreBusy() {
         LockSupport.parkNanos(this, BUSY_NAP_NANOS);
@@ -464,9 +517,9 @@ final class MasterLoop implements Runnable {
     int takeDue(int max, List<ScheduledTask<?>> sink) {
         int[] taken = {-1};
         runCommand(m -> {
-            long now = m.host.now();
+            long through = m.host.now() + m.handOverAheadNanos;
             m.drainInbox();
-            m.handDue(now);
+            m.handDueKeepingGate(through);
             taken[0] = m.dispatcher.takeDue(max, sink);
         });
         return taken[0];
@@ -503,6 +556,7 @@ final class MasterLoop implements Runnable {
         runCommand(m -> {
             if (!m.host.isStopping()) {
                 m.accept(task);
+                m.gate.published(task.deadline); // the gate may be open past it: a publisher's duty, as for any task
                 inserted[0] = true;
             }
         });
@@ -532,32 +586,6 @@ final class MasterLoop implements Runnable {
         }
         wake();
         return command.await();
-    }
-
-    /** Due tasks collected by one advance, handed to the workers in one batch; reused from turn to turn. */
-    private static final class DueBatch implements Consumer<ScheduledTask<?>> {
-        private ScheduledTask<?>[] tasks = new ScheduledTask<?>[64];
-        private int size;
-
-        @Override
-        public void accept(ScheduledTask<?> task) {
-            if (!task.isPending()) {
-                return; // cancelled: its cancel has posted it to the master, which finds it out of the wheel
-            }
-            if (size == tasks.length) {
-                tasks = Arrays.copyOf(tasks, size * 2);
-            }
-            tasks[size++] = task;
-        }
-
-        void flushTo(Dispatcher dispatcher) {
-            if (size > 0) {
-                int count = size;
-                size = 0;
-                dispatcher.dispatchAll(tasks, count);
-                Arrays.fill(tasks, 0, count, null); // the batch must not keep what it handed over alive
-            }
-        }
     }
 
     /** Work that must run on the master thread; the caller waits for it. */

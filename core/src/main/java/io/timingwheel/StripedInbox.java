@@ -29,6 +29,9 @@ final class StripedInbox<E> {
     /** The stripe the owner drains now; owner only. */
     private int cursor;
 
+    /** Per stripe, how many offers had claimed a place at the owner's last {@link #mark}; owner only. */
+    private final long[] marks;
+
     /**
      * @param producers how many threads may offer at once (the machine's cores): twice as many stripes, a power of
      *     two from 2 to 64
@@ -38,6 +41,7 @@ final class StripedInbox<E> {
         this.stripes = new FetchAddQueue<?>[n];
         this.mask = n - 1;
         this.stripeShift = 64 - Integer.numberOfTrailingZeros(n);
+        this.marks = new long[n];
     }
 
     /** @return the number of stripes (for tests) */
@@ -93,6 +97,47 @@ final class StripedInbox<E> {
             cursor = (cursor + 1) & mask;
         }
         return null;
+    }
+
+    /**
+     * Remembers how many offers each stripe has claimed so far (owner only): {@link #pollMarked} takes no node offered
+     * after this. An offer that claims its place after this look (a stripe made since included) is sequentially
+     * consistent with it, so its producer's next volatile action comes after the look too.
+     */
+    void mark() {
+        for (int i = 0; i <= mask; i++) {
+            FetchAddQueue<E> stripe = stripe(i);
+            marks[i] = stripe == null ? 0 : stripe.claimedCount();
+        }
+    }
+
+    /**
+     * Removes and returns a node offered before the last {@link #mark}, or null if none is left or those left are still
+     * being written (then {@link #markReached} says false). Owner only.
+     */
+    E pollMarked() {
+        for (int k = 0; k <= mask; k++) {
+            FetchAddQueue<E> stripe = stripe(cursor);
+            if (stripe != null && stripe.polledCount() < marks[cursor]) {
+                E node = stripe.poll();
+                if (node != null) {
+                    return node;
+                }
+            }
+            cursor = (cursor + 1) & mask;
+        }
+        return null;
+    }
+
+    /** @return true if every node offered before the last {@link #mark} has been polled; owner only */
+    boolean markReached() {
+        for (int i = 0; i <= mask; i++) {
+            FetchAddQueue<E> stripe = stripe(i);
+            if (stripe != null && stripe.polledCount() < marks[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return true if no node is queued or being written in any stripe; owner only (see the stripes' isEmpty) */

@@ -210,7 +210,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
         long nanos = unit.toNanos(delay);
         RunnableTask task = new RunnableTask(core, command, deadlineAfter(nanos));
-        return accept(task, decorateTask(command, task), nanos <= 0);
+        return accept(task, decorateTask(command, task), nanos);
     }
 
     /**
@@ -227,7 +227,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
         long nanos = unit.toNanos(delay);
         CallableTask<V> task = new CallableTask<>(core, callable, deadlineAfter(nanos));
-        return accept(task, decorateTask(callable, task), nanos <= 0);
+        return accept(task, decorateTask(callable, task), nanos);
     }
 
     /**
@@ -276,7 +276,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
                                                 TimeUnit unit) {
         long nanos = unit.toNanos(initialDelay);
         PeriodicTask task = new PeriodicTask(core, command, deadlineAfter(nanos), signedPeriod);
-        return accept(task, decorateTask(command, task), nanos <= 0);
+        return accept(task, decorateTask(command, task), nanos);
     }
 
     /**
@@ -372,12 +372,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     }
 
     /** Accepts a task built by this class, or hands what the user holds of it to the rejection handler. */
-    private <F extends RunnableScheduledFuture<?>> F accept(ScheduledTask<?> task, F userTask, boolean dueNow) {
+    private <F extends RunnableScheduledFuture<?>> F accept(ScheduledTask<?> task, F userTask, long delayNanos) {
         if (userTask == null) {
             throw new NullPointerException("decorateTask returned null");
         }
         core.decorated(task, userTask);
-        ExecutorCore.Refusal refusal = core.accept(task, dueNow);
+        ExecutorCore.Refusal refusal = core.accept(task, delayNanos);
         if (refusal != null) {
             reject(task, userTask, refusal);
         }

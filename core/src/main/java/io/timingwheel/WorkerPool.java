@@ -10,17 +10,25 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The executor's own worker threads and the queue of due tasks they take from, in deadline order ({@link DueQueue}).
+ * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
  *
- * <p>One lock guards the queue, the worker set and the counts. The master hands over a whole batch of due tasks under
- * one acquisition, and a worker books the end of a run and takes its next task under one, so the lock is taken about
- * once per task.
+ * <p>One lock guards the queue, the worker set and the counts. The master hands over a whole batch under one
+ * acquisition, and a worker books the end of a run and takes its next task under one, so the lock is taken about once
+ * per task.
  *
- * <p><b>Order.</b> A worker takes the first task of the queue, and only once the master has handed over every task
- * it holds that is due before that one ({@link DispatcherHost#mayTake}): a task due at once, or a periodic task
- * re-armed late, comes here straight, and must not pass a task that the master has not handed over yet. Until the
- * master catches up (a turn, at most), workers wait; the master signals them. With one worker, tasks run in deadline
- * order, as the JDK's heap runs them.
+ * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
+ * periodic task whose next run is that close comes here straight from its run. A worker waits for the first task's
+ * deadline itself, as the JDK's workers wait for the head of their heap: one worker, the leader, waits with a timeout
+ * until the first deadline, the others without one until they are signalled. So a timer reaches a worker that is
+ * already waiting for it, and wakes one thread when it falls due, not two (the master, then a worker); the master
+ * wakes once per hand-over, a little ahead of the deadlines it covers.
+ *
+ * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
+ * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
+ * once, or a periodic task re-armed, comes here straight, and must not pass a timer the master has not handed over
+ * yet. The master opens the gate under this lock when it hands a batch over, so a worker woken for the batch finds it
+ * open; a worker that finds it shut waits until the master signals. With one worker, tasks run in deadline order, as
+ * the JDK's heap runs them.
  *
  * <p><b>Threads</b> come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatch
  * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
@@ -32,13 +40,36 @@ import java.util.function.Supplier;
  * task is either started or returned, never both and never neither.
  */
 final class WorkerPool extends Dispatcher {
+    /**
+     * How far ahead of their deadlines the master hands tasks to the workers: ten milliseconds, twice the lead with
+     * which it wakes ahead of the first deadline it holds ({@link MasterLoop}). So a hand-over covers about five
+     * milliseconds of timers, and a master that wakes up to five milliseconds late (on two busy cores a thread that
+     * is due to run can wait out another's time slice, a few milliseconds) still hands them over in time.
+     */
+    static final long HAND_OVER_AHEAD_NANOS = 10_000_000;
+
+    /**
+     * How far ahead of its deadline a task comes here straight from its publisher, past the master: fifty
+     * milliseconds. A timer due that soon never waits behind a backlog in the master's inbox, nor for the master to
+     * wake, and the master, which announces this far ahead (see {@link OrderGate}), may fall that far behind a burst of
+     * schedules, or a cold start, before it holds a worker back.
+     */
+    static final long STRAIGHT_REACH_NANOS = 50_000_000;
+
+    /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
+    private static final int HAND_OVER_CHUNK = 256;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
     private final DueQueue due = new DueQueue();
 
-    /** Workers waiting on {@code workAvailable}, for work or for the master. */
+    /** Workers waiting on {@code workAvailable}, for work, for a deadline or for the gate. */
     private int waitingWorkers;
+
+    /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
+    private Worker leader;
+
     private int active;
     private int largest;
     private long completed;
@@ -53,24 +84,34 @@ final class WorkerPool extends Dispatcher {
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
 
-    /** Workers waiting for the master to catch up (see the class comment); the master reads it each turn. */
-    private volatile int waitingForMaster;
-
-    WorkerPool(String executor, DispatcherHost host, TaskRunner runner, int corePoolSize, ThreadFactory threads) {
-        super(executor, host, runner, corePoolSize, threads);
+    WorkerPool(String executor, DispatcherHost host, TaskRunner runner, OrderGate gate, int corePoolSize,
+               ThreadFactory threads) {
+        super(executor, host, runner, gate, corePoolSize, threads);
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------
 
     @Override
+    long handOverAheadNanos() {
+        return HAND_OVER_AHEAD_NANOS;
+    }
+
+    @Override
+    long straightReachNanos() {
+        return STRAIGHT_REACH_NANOS;
+    }
+
+    @Override
     boolean dispatch(ScheduledTask<?> task) {
+        int dueNow = task.deadline <= host.now() ? 1 : 0; // the clock is read before the lock, not under it
         lock.lock();
         try {
             if (closed) {
                 return false;
             }
+            boolean newHead = due.isEmpty() || task.deadline < due.peekDeadline();
             due.add(task, false);
-            wakeWaiting(1);
+            wakeFor(dueNow, newHead);
         } finally {
             lock.unlock();
         }
@@ -78,33 +119,54 @@ final class WorkerPool extends Dispatcher {
         return true;
     }
 
+    /**
+     * Queues the hand-over in chunks of {@value #HAND_OVER_CHUNK}, the lock let go between them so that a large one
+     * (a burst falling due) never holds the workers off for long, and opens the gate with the last chunk: until then
+     * the gate stands where it was, so a worker that takes a task between two chunks takes one the gate already let
+     * pass, in order.
+     */
     @Override
-    void dispatchAll(ScheduledTask<?>[] batch, int count) {
-        boolean handedOver;
-        lock.lock();
-        try {
-            handedOver = !closed;
-            if (handedOver) {
-                for (int i = 0; i < count; i++) {
-                    due.add(batch[i], true);
+    void dispatchAll(HandOver handOver) {
+        int count = handOver.size();
+        long now = host.now();
+        int refusedFrom = count;
+        for (int from = 0; from < count; from += HAND_OVER_CHUNK) {
+            int to = Math.min(count, from + HAND_OVER_CHUNK);
+            lock.lock();
+            try {
+                if (closed) {
+                    refusedFrom = from;
+                    break;
                 }
-                wakeWaiting(count);
+                boolean newHead = due.isEmpty() || handOver.task(from).deadline < due.peekDeadline();
+                int dueNow = 0;
+                for (int i = from; i < to; i++) {
+                    ScheduledTask<?> task = handOver.task(i);
+                    due.add(task, true);
+                    if (task.deadline <= now) {
+                        dueNow++;
+                    }
+                }
+                boolean last = to == count;
+                if (last) {
+                    handOver.openGate(); // before the signals: see the class comment
+                }
+                wakeFor(last && handOver.opensGate() && gate.hasWaiters() ? waitingWorkers : dueNow, newHead);
+            } finally {
+                lock.unlock();
             }
-        } finally {
-            lock.unlock();
         }
-        if (handedOver) {
+        if (refusedFrom == count) {
             prestart();
-        } else {
-            for (int i = 0; i < count; i++) {
-                batch[i].cancelIfPending(); // never: the master decides on termination after its last hand-off
-            }
+        }
+        for (int i = refusedFrom; i < count; i++) {
+            handOver.task(i).cancelIfPending(); // never: the master decides on termination after its last hand-off
         }
     }
 
     @Override
-    boolean masterCaughtUp() {
-        if (waitingForMaster == 0) {
+    boolean gateOpened() {
+        if (!gate.hasWaiters()) {
             return false;
         }
         lock.lock();
@@ -116,14 +178,17 @@ final class WorkerPool extends Dispatcher {
         return true;
     }
 
-    @Override
-    boolean hasWorkersAwaitingMaster() {
-        return waitingForMaster > 0;
-    }
-
-    /** Wakes as many waiting workers as there are new tasks; the lock is held. */
-    private void wakeWaiting(int tasks) {
-        for (int i = Math.min(tasks, waitingWorkers); i > 0; i--) {
+    /**
+     * Wakes a waiting worker for each of {@code dueNow} new tasks, and, if the first deadline moved earlier, one more
+     * to lead the wait for it (the leader waits for the old one); the lock is held.
+     */
+    private void wakeFor(int dueNow, boolean newHead) {
+        int signals = Math.min(dueNow, waitingWorkers);
+        if (newHead) {
+            leader = null;
+            signals = Math.max(signals, Math.min(1, waitingWorkers));
+        }
+        for (int i = signals; i > 0; i--) {
             workAvailable.signal();
         }
     }
@@ -173,8 +238,9 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * Takes the first task if a worker may take it now, claimed for the worker's thread, or returns null (removing
-     * the worker if the pool is closed); the lock is held.
+     * Takes the first task if it is due and the gate is open for it, claimed for the worker's thread, or returns null
+     * (removing the worker if the pool is closed); the lock is held. A worker that takes one while others wait and no
+     * one leads the wait for the next signals one of them to lead it.
      */
     private ScheduledTask<?> take(Worker worker) {
         if (closed) {
@@ -183,7 +249,11 @@ final class WorkerPool extends Dispatcher {
         }
         // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
         // returned.
-        if (host.isStopping() || due.isEmpty() || !host.mayTake(due.peekDeadline())) {
+        if (host.isStopping() || due.isEmpty()) {
+            return null;
+        }
+        long deadline = due.peekDeadline();
+        if (deadline > host.now() || !gate.isOpenFor(deadline)) {
             return null;
         }
         ScheduledTask<?> task = due.peek();
@@ -198,13 +268,17 @@ final class WorkerPool extends Dispatcher {
         active++;
         worker.direct = runner.runsDirectly(task);
         worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
+        if (leader == null && waitingWorkers > 0 && !due.isEmpty()) {
+            workAvailable.signal();
+        }
         return task;
     }
 
     /**
-     * Waits until a task can be taken, the worker may retire, or the pool closes; the lock is held. A worker beyond
-     * the core size (or any, with core time-out) retires once it has waited the keep-alive time in vain, unless it is
-     * the last and timers are pending.
+     * Waits until a task can be taken, the worker may retire, or the pool closes; the lock is held. While the first
+     * task is not due, one worker leads: it waits until its deadline; the others wait as idle workers do. A worker
+     * beyond the core size (or any, with core time-out) retires once it has waited the keep-alive time in vain, unless
+     * it is the last and timers are pending.
      */
     private ScheduledTask<?> waitFor(Worker worker) {
         long retireAt = 0; // when the keep-alive time runs out; 0 until the worker may retire at all
@@ -214,8 +288,17 @@ final class WorkerPool extends Dispatcher {
                 return task;
             }
             if (!due.isEmpty() && !host.isStopping()) {
-                awaitMaster(due.peekDeadline());
-                continue;
+                long deadline = due.peekDeadline();
+                long wait = deadline - host.now();
+                if (wait <= 0) {
+                    awaitGate(deadline);
+                    continue;
+                }
+                if (leader == null) {
+                    awaitDeadline(worker, wait);
+                    continue;
+                }
+                // a follower: it waits as an idle worker, and the leader signals one when it takes the task
             }
             boolean mayRetire = allowCoreThreadTimeOut || workerCount > corePoolSize;
             if (!mayRetire) {
@@ -232,7 +315,7 @@ final class WorkerPool extends Dispatcher {
             if (retireAt == 0) {
                 retireAt = now + Math.max(1, keepAliveNanos);
             } else if (now - retireAt >= 0) {
-                if (workerCount > 1 || !host.timersPending()) {
+                if (workerCount > 1 || (!host.timersPending() && due.isEmpty())) {
                     retire(worker);
                     return null;
                 }
@@ -249,31 +332,34 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
-    /** Waits for the master to hand over what is due before {@code deadline}; the lock is held. */
-    private void awaitMaster(long deadline) {
-        boolean gateShut = enterAwaitMaster(deadline);
+    /** Leads the wait for the first task's deadline, {@code nanos} from now; the lock is held. */
+    private void awaitDeadline(Worker worker, long nanos) {
+        leader = worker;
+        waitingWorkers++;
         try {
-            if (gateShut) {
+            workAvailable.awaitNanos(nanos);
+        } catch (InterruptedException e) {
+            // shutdownNow interrupts every worker; a waiting one just looks again
+        } finally {
+            waitingWorkers--;
+            if (leader == worker) {
+                leader = null;
+            }
+        }
+    }
+
+    /** Waits for the master to open the gate for {@code deadline}; the lock is held. */
+    private void awaitGate(long deadline) {
+        boolean open = gate.enterWait(deadline);
+        waitingWorkers++;
+        try {
+            if (!open) {
                 workAvailable.awaitUninterruptibly();
             }
         } finally {
             waitingWorkers--;
-            waitingForMaster--;
+            gate.leaveWait();
         }
-    }
-
-    /**
-     * Counts the calling worker among those waiting for the master, then reads the order gate again; the lock is held.
-     * The count is raised before the gate is read, and the master reads the count after it opened the gate
-     * ({@link MasterLoop#openGateThrough}), both volatile: one of the two sees the other. So a worker that finds the
-     * gate still shut may wait: the master's signal, which takes this lock, comes after the wait has released it.
-     *
-     * @return true if the gate is still shut for {@code deadline}
-     */
-    boolean enterAwaitMaster(long deadline) {
-        waitingForMaster++;
-        waitingWorkers++;
-        return !host.mayTake(deadline);
     }
 
     // -- threads ----------------------------------------------------------------------------------------------------
@@ -488,7 +574,8 @@ final class WorkerPool extends Dispatcher {
         int taken = 0;
         lock.lock();
         try {
-            while (taken < max && !due.isEmpty()) {
+            long now = host.now();
+            while (taken < max && !due.isEmpty() && due.peekDeadline() <= now) {
                 ScheduledTask<?> task = due.poll();
                 if (task.markReturned()) {
                     sink.add(task);
@@ -506,6 +593,16 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             due.copyPendingTo(sink);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    long firstWaitingDeadline() {
+        lock.lock();
+        try {
+            return due.isEmpty() ? TimingWheel.NONE : due.peekDeadline();
         } finally {
             lock.unlock();
         }

@@ -39,20 +39,22 @@
  *   <li>{@code schedule} (any thread) checks its arguments, allocates one object, the task ({@code ScheduledTask}: it
  *       is the returned future, the inbox message and the wheel node), reads the clock and calls
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
- *       delay of zero or less goes straight to the dispatcher. Otherwise the task is offered to the master's inbox
- *       ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer threads, so that producers
- *       on different cores do not contend for one cache line; an offer is one atomic add and a store into an array
- *       slot, no lock; an array chunk per thousand offers). Only if it is due before the time the master sleeps
- *       until does the producer unpark the master.</li>
- *   <li>The master thread drains the inbox into the wheel, unlinks tasks that were cancelled while linked (a cancel
- *       posts the task itself), advances the wheel to now, hands the due tasks to the dispatcher in one batch, and
- *       parks until the wheel's next deadline: exactly that deadline, not the next tick, so tasks fire as close to
- *       their own deadline as parking allows. With nothing pending it parks without a timeout.</li>
- *   <li>A worker takes a due task and claims it with one CAS on its state ({@code NEW} to {@code CLAIMED}); a
- *       {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so exactly one of them
- *       wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask} made of it), and
- *       calls {@code afterExecute}. A periodic task computes its next deadline after its run and goes back through
- *       the inbox.</li>
+ *       task due at once, or within 50 ms (the pool's straight reach), goes straight to the dispatcher: the workers'
+ *       queue, where the worker that leads waits for its deadline, as the JDK's does. Otherwise the task is offered
+ *       to the master's inbox ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer
+ *       threads, so that producers on different cores do not contend for one cache line; an offer is one atomic add
+ *       and a store into an array slot, no lock; an array chunk per thousand offers). Only if it is due before the
+ *       time the master announced (see the order gate) does the producer touch the shared state, and unpark the
+ *       master if it sleeps.</li>
+ *   <li>The master thread drains the inbox into the wheel (what was offered before its turn began, a burst a turn's
+ *       worth at a time), unlinks tasks that were cancelled while linked (a cancel posts the task itself), advances
+ *       the wheel, and hands the tasks due within the next 10 ms to the workers in batches, in deadline order; then
+ *       it parks until 5 ms before the next deadline it holds. With nothing pending it parks without a timeout.</li>
+ *   <li>A worker takes the first task once it is due and claims it with one CAS on its state ({@code NEW} to
+ *       {@code CLAIMED}); a {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so
+ *       exactly one of them wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask}
+ *       made of it), and calls {@code afterExecute}. A periodic task computes its next deadline after its run and
+ *       goes back to the workers' queue straight if it is due within the straight reach, else through the inbox.</li>
  * </ol>
  *
  * <h3>Who owns what</h3>
@@ -61,8 +63,9 @@
  *       serve the wheel only; the inbox, the due batch and the workers' queue hold references of their own.</li>
  *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
  *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
- *   <li>The workers' queue of due tasks, the worker set, the counts and whether the pool is closed: the pool's
+ *   <li>The workers' queue, the worker set, the leader, the counts and whether the pool is closed: the pool's
  *       lock.</li>
+ *   <li>The order gate and the master's sleep: one immutable state in {@code OrderGate}, replaced by CAS.</li>
  *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in {@code Lifecycle}; it only
  *       grows.</li>
  * </ul>
@@ -70,10 +73,12 @@
  * <h3>Order</h3>
  * Due tasks reach the workers in deadline order, tasks with equal deadlines from one thread in the order they were
  * submitted, as from the JDK's heap: the wheel gives up nodes in that order, the master hands them over in batches
- * so, and the workers' {@code DueQueue} keeps it. A task due at once goes to the dispatcher straight; so that it never
- * passes a timer due before it that the master has yet to hand over, a worker takes a task only once the master has
- * handed over everything due before it (the order gate, {@code MasterLoop.hasHandedThrough}). With one worker, tasks
- * run in that order; a periodic task's runs take their places by their own deadlines.
+ * so, and the workers' {@code DueQueue} keeps it. A task due at once or soon goes to the dispatcher straight; so that
+ * it never passes a timer due before it that the master has yet to hand over, a worker takes a task only once the
+ * master has handed over everything due before it (the {@code OrderGate}). Equal deadlines from one thread keep their
+ * order across the two routes, since a thread's task for a given time goes straight only once it is that close: the
+ * master's come first. With one worker, tasks run in that order; a periodic task's runs take their places by their own
+ * deadlines.
  *
  * <h3>Shutdown and termination</h3>
  * {@code shutdown()} moves to SHUTDOWN and applies the two policies at once to every task that has not started,
@@ -113,13 +118,16 @@
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every
  * producer and worker contends for that lock. Here a schedule is an allocation and an atomic add; the master does
  * the O(1) wheel insertion; a cancel is a CAS, plus posting the task to the master if it is in the wheel; the
- * master's work per turn is proportional to what it drains and what expires.
+ * master's work per turn is proportional to what it drains and what expires. Only timers due within the straight
+ * reach (50 ms) take the workers' lock and an O(log n) heap, as the JDK's do: they are few among many pending timers,
+ * and they must not wait for the master.
  *
  * <h3>What it is built for, and what it gives up</h3>
  * Many timers that mostly never fire (timeouts, leases, retries) and are cancelled by other threads than the ones
- * that set them. It gives up the JDK's synchronous heap: a task scheduled with a delay reaches the wheel a moment
- * later, on the master thread, which costs the master's wake-up on the rare schedule that is due sooner than anything
- * else; and a due task takes two hand-offs (master, then worker), so the lateness of a single task is a few tens of
- * microseconds more than the JDK's in the best case.
+ * that set them. It gives up the JDK's synchronous heap for timers due later than the straight reach: such a task
+ * reaches the wheel a moment later, on the master thread, which hands it to the workers ahead of its deadline, so a
+ * timer costs one wake-up when it falls due (the leading worker's), as in the JDK; the master wakes once per
+ * hand-over, off the timers' path. A cancelled timer that was already handed to the workers (due within 10 ms, or
+ * within 50 ms if it came straight) stays in their queue until its deadline, then is dropped.
  */
 package io.timingwheel;

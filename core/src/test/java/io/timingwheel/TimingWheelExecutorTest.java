@@ -275,14 +275,15 @@ class TimingWheelExecutorTest {
             t.setUncaughtExceptionHandler((thread, failure) -> reported.add(failure));
             return t;
         }).build();
-        assertEquals(1, executor.schedule(() -> 1, 1, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
+        // A delay beyond the straight route's reach (50 ms) goes through the master, which starts it.
+        assertEquals(1, executor.schedule(() -> 1, 100, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
         MasterLoop master = masterOf(executor);
         assertFalse(master.runCommand(m -> {
             throw new IllegalStateException("injected");
         }), "a command that threw did not run to its end");
         await("the failure was reported", () -> reported.size() == 1);
         assertEquals("injected", reported.get(0).getCause().getMessage());
-        assertEquals(2, executor.schedule(() -> 2, 1, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
+        assertEquals(2, executor.schedule(() -> 2, 100, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
         shutdownAndAwait(executor);
     }
 
@@ -306,7 +307,8 @@ class TimingWheelExecutorTest {
         List<Throwable> reported = new CopyOnWriteArrayList<>();
         me.setUncaughtExceptionHandler((t, e) -> reported.add(e));
         try {
-            assertEquals(3, executor.schedule(() -> 3, 1, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
+            // 100 ms: a delay the master hands over, so the master's thread is asked for
+            assertEquals(3, executor.schedule(() -> 3, 100, MILLISECONDS).get(TIMEOUT_SECONDS, SECONDS));
         } finally {
             me.setUncaughtExceptionHandler(previous);
         }

@@ -20,6 +20,7 @@ class WorkerInterruptTest {
     /** A dispatcher's host whose executor stops (stopping set, the worker interrupted) just after the worker looks. */
     private static final class StopsDuringTheLook implements DispatcherHost {
         final Thread[] worker = new Thread[1];
+        final Clock clock = Clock.startingNow();
         volatile boolean stopping;
         boolean claimedATask;
 
@@ -52,8 +53,8 @@ class WorkerInterruptTest {
         }
 
         @Override
-        public boolean mayTake(long deadline) {
-            return true;
+        public long now() {
+            return clock.now();
         }
 
         @Override
@@ -130,7 +131,8 @@ class WorkerInterruptTest {
         StopsDuringTheLook host = new StopsDuringTheLook();
         Clock clock = Clock.startingNow();
         TaskRunner runner = new TaskRunner(new NoHooks(), new Decorations(), new Instrumentation("test", clock, -1));
-        WorkerPool pool = new WorkerPool("test", host, runner, 1, Executors.defaultThreadFactory());
+        WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(), 1,
+                Executors.defaultThreadFactory());
         AtomicBoolean interrupted = new AtomicBoolean();
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> interrupted.set(Thread.interrupted()), 0);
         assertTrue(pool.dispatch(task));

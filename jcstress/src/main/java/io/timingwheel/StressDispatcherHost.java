@@ -5,27 +5,28 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * The executor side of a dispatcher, as the stress tests need it: running until {@code shutdown} or {@code stopping}
- * is set; once shut down, both policies keep their tasks; once stopping, nothing may run. The master holds back no
- * worker unless a test sets {@code orderGate}; it holds no timers, and the notifications go nowhere: the tests make
+ * is set; once shut down, both policies keep their tasks; once stopping, nothing may run. The time stands at one
+ * second, so every task the tests make is due. The dispatchers it makes share its {@link OrderGate}, open for every
+ * deadline until a test or a master moves it; it holds no timers, and the notifications go nowhere: the tests make
  * the decisions themselves.
  */
 final class StressDispatcherHost implements DispatcherHost {
     volatile boolean shutdown;
     volatile boolean stopping;
 
-    /** The master whose order gate workers pass ({@code mayTake}); null: the gate is always open. */
-    volatile MasterLoop orderGate;
+    /** The order gate of the dispatchers made here (and of a master over one of them). */
+    final OrderGate gate = new OrderGate();
 
     /** @return a real {@link ExternalDispatcher} over this host, handing its tasks to {@code executor} */
     ExternalDispatcher externalDispatcher(Executor executor) {
-        return new ExternalDispatcher("stress", this, runner(), 1, null, executor);
+        return new ExternalDispatcher("stress", this, runner(), gate, 1, null, executor);
     }
 
     /**
      * @return a real {@link WorkerPool} over this host with one core worker; its threads come from {@code threads}
      */
     WorkerPool workerPool(ThreadFactory threads) {
-        return new WorkerPool("stress", this, runner(), 1, threads);
+        return new WorkerPool("stress", this, runner(), gate, 1, threads);
     }
 
     private static TaskRunner runner() {
@@ -54,9 +55,8 @@ final class StressDispatcherHost implements DispatcherHost {
     }
 
     @Override
-    public boolean mayTake(long deadline) {
-        MasterLoop master = orderGate;
-        return master == null || master.hasHandedThrough(deadline);
+    public long now() {
+        return 1_000_000_000;
     }
 
     @Override

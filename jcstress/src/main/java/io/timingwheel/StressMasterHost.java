@@ -4,7 +4,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The executor side of a master, as the stress tests need it: shut down, with nothing left, so the master's first
- * termination decision ends its loop; the time stands still at 0 and every task may stay.
+ * termination decision ends its loop; the time stands still (at 0, unless a test sets it) and every task may stay.
  */
 final class StressMasterHost implements MasterHost {
     /**
@@ -17,13 +17,20 @@ final class StressMasterHost implements MasterHost {
 
     /** @return a real {@link MasterLoop} over such a host, with a 1 ms tick, handing its tasks to {@code dispatcher} */
     static MasterLoop masterOver(Dispatcher dispatcher) {
-        return new MasterLoop("stress", new StressMasterHost(), new TimingWheel<>(1_000_000, 64), dispatcher,
-                1_000_000, null);
+        return masterOver(dispatcher, new StressMasterHost());
     }
+
+    /** @return the same over {@code host}, whose time a test may set */
+    static MasterLoop masterOver(Dispatcher dispatcher, StressMasterHost host) {
+        return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), dispatcher, 1_000_000, null);
+    }
+
+    /** The time of the executor; 0 unless a test sets it. */
+    volatile long time;
 
     @Override
     public long now() {
-        return 0;
+        return time;
     }
 
     @Override

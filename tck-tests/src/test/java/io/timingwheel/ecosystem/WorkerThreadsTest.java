@@ -25,7 +25,9 @@ class WorkerThreadsTest {
     @Test
     void defaultThreadNamesSayExecutorAndRole() throws Exception {
         try (TimingWheelExecutor executor = new TimingWheelExecutor(2)) {
-            String worker = executor.schedule(() -> Thread.currentThread().getName(), 1, MILLISECONDS).get(10, SECONDS);
+            // 100 ms: a delay the master hands over (up to 50 ms, tasks go to the workers straight), so the master runs
+            String worker = executor.schedule(() -> Thread.currentThread().getName(), 100, MILLISECONDS)
+                    .get(10, SECONDS);
             assertTrue(worker.matches("timingwheel-\\d+-worker-\\d+"), worker);
             String prefix = worker.substring(0, worker.indexOf("-worker-"));
             boolean masterFound = Thread.getAllStackTraces().keySet().stream()

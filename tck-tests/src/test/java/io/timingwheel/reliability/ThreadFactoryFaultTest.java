@@ -145,7 +145,8 @@ class ThreadFactoryFaultTest {
             try {
                 for (int i = 0; i < 20; i++) {
                     int value = i;
-                    futures.add(e.schedule(() -> value, 1 + i % 5, TimeUnit.MILLISECONDS));
+                    // 100..104 ms: delays the master hands over (up to 50 ms, tasks go to the workers straight)
+                    futures.add(e.schedule(() -> value, 100 + i % 5, TimeUnit.MILLISECONDS));
                 }
             } finally {
                 me.setUncaughtExceptionHandler(saved);

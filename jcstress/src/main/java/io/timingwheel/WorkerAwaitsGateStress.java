@@ -11,18 +11,19 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Race site: {@code WorkerPool.enterAwaitMaster} against {@code MasterLoop.openGateThrough} (the order gate, see
- * {@code WorkerPool}'s class comment): a worker held back by the gate raises the count of workers waiting for the
- * master, then reads the gate again, and waits only if it is still shut; the master moves the gate, then reads the
- * count and signals if it is not zero. Both are volatile, so one sees the other. The real {@link WorkerPool} and
- * {@link MasterLoop}: the worker wants a task due at 10 ns, the master's turn hands over everything due by 20 ns.
+ * Race site: {@code OrderGate.enterWait} against {@code OrderGate.open} and {@code hasWaiters} (the order gate's class
+ * comment: "One that finds the gate shut registers and reads it again before it waits; the master reads the count of
+ * such workers after every opening and signals them: one of the two sees the other"), and the pool's
+ * {@code gateOpened}, which reads the count and signals. The real {@link OrderGate} and {@link WorkerPool} (no thread
+ * of it runs): a task published due at 5 ns has shut the gate for a worker's task due at 10 ns; the master, having
+ * handed over everything due before 20 ns and drained past the publication, opens it to 20 ns, then tells the pool.
  *
  * <p>The wait itself blocks, so it is not run here: the worker's side is its step up to the wait. That the master's
  * signal cannot fall between the worker's read and its wait is the pool's lock (the wait releases it, the signal
  * takes it), which this test does not exercise.
  *
  * <p>Result: (the worker found the gate still shut and would wait: 1, or open: 0; the master saw a waiting worker and
- * signalled: 1, or saw none: 0).
+ * would signal: 1, or saw none: 0).
  */
 @JCStressTest
 @Description("a worker registering to wait for the order gate against the master opening it")
@@ -32,27 +33,28 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "a lost signal: the worker waits for a gate that has opened, and the master saw no one to wake")
 @Outcome(expect = FORBIDDEN, desc = "any other outcome")
 @State
-public class WorkerAwaitsMasterStress {
+public class WorkerAwaitsGateStress {
     private static final long TASK_DEADLINE = 10;
-    private static final long TURN_TIME = 20;
+    private static final long HANDED_THROUGH = 20;
 
-    private final WorkerPool pool;
-    private final MasterLoop master;
+    private final StressDispatcherHost host = new StressDispatcherHost();
+    private final WorkerPool pool = host.workerPool(r -> new Thread(r));
+    private final OrderGate gate = host.gate;
+    private final long lowerings;
 
-    public WorkerAwaitsMasterStress() {
-        StressDispatcherHost host = new StressDispatcherHost();
-        pool = host.workerPool(r -> new Thread(r)); // no thread is started: nothing is dispatched
-        master = StressMasterHost.masterOver(pool);
-        host.orderGate = master;
+    public WorkerAwaitsGateStress() {
+        gate.published(5); // a task due at 5 ns reached the master: the gate stands at 5
+        lowerings = gate.state().lowerings;
     }
 
     @Actor
     public void worker(II_Result r) {
-        r.r1 = pool.enterAwaitMaster(TASK_DEADLINE) ? 1 : 0;
+        r.r1 = gate.enterWait(TASK_DEADLINE) ? 0 : 1;
     }
 
     @Actor
     public void master(II_Result r) {
-        r.r2 = master.openGateThrough(TURN_TIME) ? 1 : 0;
+        gate.open(HANDED_THROUGH, TimingWheel.NONE, lowerings); // the 5 ns task was drained: the floor is lifted
+        r.r2 = pool.gateOpened() ? 1 : 0;
     }
 }

@@ -1,0 +1,205 @@
+package io.timingwheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The workers' queue alone: deadline order across its two lanes, the tie order (the master's tasks first, then those
+ * that came straight, each in arrival order), and the bulk operations, checked against a plain sorted model.
+ */
+class DueQueueTest {
+
+    /** A task host that lets every task run; nothing here runs one. */
+    private static final TaskHost HOST = new TaskHost() {
+        @Override
+        public long now() {
+            return 0;
+        }
+
+        @Override
+        public boolean mayRun(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean skipsMissedRuns() {
+            return false;
+        }
+
+        @Override
+        public void leftPending(ScheduledTask<?> task) {
+        }
+
+        @Override
+        public void cancelled(ScheduledTask<?> task, boolean wasPending) {
+        }
+
+        @Override
+        public void rearm(ScheduledTask<?> task) {
+        }
+
+        @Override
+        public void ended(ScheduledTask<?> task, Throwable failure) {
+        }
+    };
+
+    /** A task and where it came from, with its rank in the order the queue must give it back. */
+    private record Entry(RunnableTask task, boolean byMaster, int arrival) {
+    }
+
+    private static RunnableTask task(long deadline) {
+        return new RunnableTask(HOST, () -> { }, deadline);
+    }
+
+    /** The model's order: by deadline; on a tie the master's first, then by arrival. */
+    private static final Comparator<Entry> ORDER = Comparator.<Entry>comparingLong(e -> e.task.deadline)
+            .thenComparing(e -> !e.byMaster).thenComparingInt(Entry::arrival);
+
+    /** Random deadlines from both sources, with many ties: the queue gives them back exactly in the model's order. */
+    @Test
+    void givesTasksBackInDeadlineOrderWithTheTieOrder() {
+        Random random = new Random(11);
+        for (int round = 0; round < 50; round++) {
+            DueQueue queue = new DueQueue();
+            List<Entry> model = new ArrayList<>();
+            int count = 1 + random.nextInt(300);
+            long masterDeadline = 0;
+            for (int i = 0; i < count; i++) {
+                boolean byMaster = random.nextBoolean();
+                // the master hands over in deadline order (now and then late: a task that goes in front)
+                long deadline = byMaster && random.nextInt(10) > 0
+                        ? (masterDeadline += random.nextInt(3)) : random.nextInt(40);
+                Entry entry = new Entry(task(deadline), byMaster, i);
+                model.add(entry);
+                queue.add(entry.task, byMaster);
+                assertEquals(i + 1, queue.size());
+            }
+            model.sort(ORDER);
+            for (Entry expected : model) {
+                assertEquals(expected.task.deadline, queue.peekDeadline());
+                assertSame(expected.task, queue.peek());
+                assertSame(expected.task, queue.poll(), "round " + round);
+            }
+            assertTrue(queue.isEmpty());
+            assertNull(queue.peek());
+            assertNull(queue.poll());
+        }
+    }
+
+    /** Adding and taking interleaved keep the order (the heap's sifting under both). */
+    @Test
+    void interleavedAddsAndPollsKeepTheOrder() {
+        Random random = new Random(5);
+        DueQueue queue = new DueQueue();
+        List<Entry> model = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            if (!model.isEmpty() && random.nextInt(3) == 0) {
+                model.sort(ORDER);
+                assertSame(model.remove(0).task, queue.poll());
+            } else {
+                boolean byMaster = random.nextInt(4) == 0;
+                Entry entry = new Entry(task(random.nextInt(1_000)), byMaster, i);
+                model.add(entry);
+                queue.add(entry.task, byMaster);
+            }
+        }
+        model.sort(ORDER);
+        for (Entry expected : model) {
+            assertSame(expected.task, queue.poll());
+        }
+        assertTrue(queue.isEmpty());
+    }
+
+    /** A task due at once never goes behind the timers handed over ahead of time, whatever their number. */
+    @Test
+    void aTaskDueNowComesBeforeTimersHandedOverAhead() {
+        DueQueue queue = new DueQueue();
+        for (int i = 1; i <= 1_000; i++) {
+            queue.add(task(1_000 + i), true);
+        }
+        RunnableTask now = task(500);
+        queue.add(now, false);
+        assertSame(now, queue.poll());
+        assertEquals(1_001, queue.peekDeadline());
+    }
+
+    /**
+     * The bulk operations: removeIf keeps the order of the rest, the pending counts skip tasks that left NEW, and
+     * copyPendingTo lists the pending ones in order.
+     */
+    @Test
+    void removeIfCountsAndCopiesKeepTheOrder() {
+        Random random = new Random(3);
+        DueQueue queue = new DueQueue();
+        List<Entry> model = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            boolean byMaster = random.nextBoolean();
+            Entry entry = new Entry(task(random.nextInt(100)), byMaster, i);
+            model.add(entry);
+            queue.add(entry.task, byMaster);
+        }
+        // every third task leaves NEW (cancelled while queued)
+        for (int i = 0; i < model.size(); i += 3) {
+            assertTrue(model.get(i).task.cancelIfPending());
+        }
+        model.sort(ORDER);
+        List<RunnableTask> pending = new ArrayList<>();
+        for (Entry e : model) {
+            if (e.task.isPending()) {
+                pending.add(e.task);
+            }
+        }
+        assertEquals(pending.size(), queue.waitingCount());
+        assertTrue(queue.hasPending());
+        List<ScheduledTask<?>> copy = new ArrayList<>();
+        queue.copyPendingTo(copy);
+        assertEquals(pending, copy);
+
+        // remove the tasks due at an odd time; the rest come out in order
+        List<ScheduledTask<?>> removed = new ArrayList<>();
+        queue.removeIf(t -> t.deadline % 2 == 1, removed::add);
+        List<RunnableTask> kept = new ArrayList<>();
+        List<RunnableTask> expectedRemoved = new ArrayList<>();
+        for (Entry e : model) {
+            (e.task.deadline % 2 == 1 ? expectedRemoved : kept).add(e.task);
+        }
+        assertEquals(expectedRemoved.size(), removed.size());
+        assertTrue(removed.containsAll(expectedRemoved));
+        assertEquals(kept.size(), queue.size());
+        for (RunnableTask expected : kept) {
+            assertSame(expected, queue.poll());
+        }
+        assertTrue(queue.isEmpty());
+        assertFalse(queue.hasPending());
+    }
+
+    /** clear() empties both lanes and lets go of the tasks. */
+    @Test
+    void clearEmptiesBothLanes() {
+        DueQueue queue = new DueQueue();
+        List<RunnableTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            tasks.add(task(i));
+        }
+        Collections.shuffle(tasks, new Random(1));
+        for (int i = 0; i < tasks.size(); i++) {
+            queue.add(tasks.get(i), i % 2 == 0);
+        }
+        queue.clear();
+        assertTrue(queue.isEmpty());
+        assertEquals(0, queue.size());
+        assertNull(queue.poll());
+        queue.add(tasks.get(0), false);
+        assertSame(tasks.get(0), queue.poll());
+    }
+}
