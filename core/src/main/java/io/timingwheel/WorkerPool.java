@@ -41,10 +41,10 @@ import java.util.function.Supplier;
  */
 final class WorkerPool extends Dispatcher {
     /**
-     * How far ahead of their deadlines the master hands tasks to the workers: ten milliseconds, twice the lead with
-     * which it wakes ahead of the first deadline it holds ({@link MasterLoop}). So a hand-over covers about five
-     * milliseconds of timers, and a master that wakes up to five milliseconds late (on two busy cores a thread that
-     * is due to run can wait out another's time slice, a few milliseconds) still hands them over in time.
+     * How far ahead of their deadlines the master hands tasks to the workers: ten milliseconds. The master wakes when
+     * the first deadline it holds is nine of them away ({@link MasterLoop}), so a hand-over covers about a
+     * millisecond of timers, and a master that wakes up to nine milliseconds late (on two busy cores a thread that is
+     * due to run can wait out another's time slice, a few milliseconds) still hands them over in time.
      */
     static final long HAND_OVER_AHEAD_NANOS = 10_000_000;
 

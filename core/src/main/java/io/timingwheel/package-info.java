@@ -49,7 +49,7 @@
  *   <li>The master thread drains the inbox into the wheel (what was offered before its turn began, a burst a turn's
  *       worth at a time), unlinks tasks that were cancelled while linked (a cancel posts the task itself), advances
  *       the wheel, and hands the tasks due within the next 10 ms to the workers in batches, in deadline order; then
- *       it parks until 5 ms before the next deadline it holds. With nothing pending it parks without a timeout.</li>
+ *       it parks until 9 ms before the next deadline it holds. With nothing pending it parks without a timeout.</li>
  *   <li>A worker takes the first task once it is due and claims it with one CAS on its state ({@code NEW} to
  *       {@code CLAIMED}); a {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so
  *       exactly one of them wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask}

@@ -23,7 +23,9 @@ final class Options {
         /** Only the pending-count curve and its chart. */
         CURVE("curve"),
         /** Only the producer-count scaling table and its chart ({@link ScaleRun}). */
-        SCALE("scale");
+        SCALE("scale"),
+        /** Only the worker-count table: firing rate and lateness at several worker counts ({@link OnTimeRows}). */
+        WORKERS("workers");
 
         final String word;
 
@@ -39,13 +41,20 @@ final class Options {
             "                  Netty 1 ms (~3 min on 2 cores; ~4 with the ForkJoinPool)",
             "  --full          every row and peer, longer settings, plus the pending-count curve (~25 min)",
             "  --curve         only the pending-count curve and its chart (docs/schedule-vs-pending.png)",
+            "  --workers       only the worker-count table: firing rate with 1, 4, 16 workers (STPE, ForkJoinPool, TW),",
+            "                  and the lateness of a burst and of tasks due at once among firing timers with 1 and 16",
+            "                  workers (STPE, TW) (~4 min per round on 16 cores)",
             "  --scale         only the producer-count scaling: schedule (fixed 1 h) and cancel + schedule among",
             "                  1 000 000 pending, at 1, 2, 4, 8, 16 producers (at most the core count), producer-side",
             "                  and sustained; table, CSV and chart (docs/scaling.*) (~10 min on 16 cores)",
             "options:",
             "  --only KEY,...  only these rows; keys: schedule, schedule2, cancel, cancel2, pending10k, pending1m,",
-            "                  pending10k2, pending1m2, firing, periodic, lateness, memory, idle, curve;",
-            "                  with --scale: schedule, pending (the two workloads)",
+            "                  pending10k2, pending1m2, firing, periodic, lateness, memory, idle, burst, cold,",
+            "                  duenow, heartbeat, curve; with --scale: schedule, pending (the two workloads)",
+            "  --rounds N      the on-time rows (burst, cold, duenow, heartbeat; --workers): N JVMs per part and",
+            "                  implementation, in turn, and the median of them (default 1; 3 with --full)",
+            "  --worker-counts N,...  with --workers: these worker counts for the firing rate instead of 1, 4, 16;",
+            "                  the lateness rows take the least and the most of them",
             "  --producers N,...  with --scale: these producer counts instead of 1, 2, 4, 8, 16",
             "  --smoke         with --scale: tiny batches and iterations, to check that it works (figures meaningless;",
             "                  files go to jmh/target/scaling-smoke.* or ./scaling-smoke.*)",
@@ -59,6 +68,10 @@ final class Options {
     List<String> only;
     /** Producer counts of {@code --scale}, or null for the default ladder. */
     List<Integer> producers;
+    /** Worker counts of {@code --workers}. */
+    List<Integer> workerCounts = List.of(1, 4, 16);
+    /** JVMs per part and implementation for the on-time rows; 0: the mode's default. */
+    int rounds;
     boolean smoke;
     Path out;
     Path chart;
@@ -74,6 +87,9 @@ final class Options {
                 case "--quick": options.mode = Mode.QUICK; break;
                 case "--curve": options.mode = Mode.CURVE; break;
                 case "--scale": options.mode = Mode.SCALE; break;
+                case "--workers": options.mode = Mode.WORKERS; break;
+                case "--worker-counts": options.workerCounts = counts(value(args, ++i)); break;
+                case "--rounds": options.rounds = counts(value(args, ++i)).get(0); break;
                 case "--smoke": options.smoke = true; break;
                 case "--only": options.only = List.of(value(args, ++i).split(",")); break;
                 case "--producers": options.producers = counts(value(args, ++i)); break;
@@ -97,6 +113,9 @@ final class Options {
         }
         if (options.mode == Mode.CURVE) {
             options.only = List.of("curve");
+        }
+        if (options.rounds == 0) {
+            options.rounds = options.mode == Mode.FULL ? 3 : 1;
         }
         options.placeFiles();
         return options;
@@ -141,6 +160,12 @@ final class Options {
             }
             if (out == null) {
                 out = dir.resolve(base + ".md");
+            }
+            return;
+        }
+        if (mode == Mode.WORKERS) {
+            if (out == null) {
+                out = atRoot ? Path.of("jmh", "target", "comparison-workers.md") : Path.of("comparison-workers.md");
             }
             return;
         }

@@ -60,8 +60,7 @@ abstract class Subject implements AutoCloseable {
 
     /**
      * Delay of a barrier task ({@link #barrier}): 1 ns for every implementation, the shortest that each of them puts
-     * through its timer structure. A delay of 0 would not do: TimingWheelExecutor hands such a task straight to its
-     * workers, past the master's inbox, so it could run before the backlog it is meant to wait for.
+     * through its timer structure (TimingWheelExecutor's barrier waits for its master first, see {@link TimingWheel}).
      */
     static final long BARRIER_DELAY_NANOS = 1;
 
@@ -120,11 +119,24 @@ abstract class Subject implements AutoCloseable {
      */
     static Subject create(String impl) {
         switch (impl) {
-            case "jdk1": return new Jdk(impl, 1);
+            case "jdkN": return create("jdk1", N);
+            case "twN": return create("tw", N);
+            default: return create(impl, 1);
+        }
+    }
+
+    /**
+     * Creates the implementation named {@code impl} with {@code workers} threads that run tasks: STPE, the
+     * ForkJoinPool and TimingWheelExecutor get that many; Netty's timer runs every task on its one thread whatever the
+     * count. {@code jdkN} and {@code twN} take the count from their name.
+     */
+    static Subject create(String impl, int workers) {
+        switch (impl) {
+            case "jdk1": return new Jdk(impl, workers);
             case "jdkN": return new Jdk(impl, N);
-            case "fjp1": return new Executor(impl, forkJoinPool(1));
-            case "tw": return new Executor(impl, new TimingWheelExecutor(1, daemonThreads("tw-worker")));
-            case "twN": return new Executor(impl, new TimingWheelExecutor(N, daemonThreads("tw-worker")));
+            case "fjp1": return new Executor(impl, forkJoinPool(workers));
+            case "tw": return new TimingWheel(impl, new TimingWheelExecutor(workers, daemonThreads("tw-worker")));
+            case "twN": return new TimingWheel(impl, new TimingWheelExecutor(N, daemonThreads("tw-worker")));
             case "netty1ms": return new Netty(impl, 1);
             case "netty100ms": return new Netty(impl, 100);
             default: throw new IllegalArgumentException("unknown impl " + impl + ", expected one of " + ALL);
@@ -147,6 +159,9 @@ abstract class Subject implements AutoCloseable {
 
     /** Schedules {@code job} once after {@code delayNanos}; returns the handle for {@link #cancel}. */
     abstract Object schedule(Job job, long delayNanos);
+
+    /** Runs {@code job} as soon as it can: {@code execute} on the executors, a timeout of 0 on Netty. */
+    abstract void execute(Job job);
 
     /** Cancels what {@link #schedule} returned (without interrupting). */
     abstract void cancel(Object handle);
@@ -249,6 +264,11 @@ abstract class Subject implements AutoCloseable {
         }
 
         @Override
+        void execute(Job job) {
+            executor.execute(job);
+        }
+
+        @Override
         void cancel(Object handle) {
             ((ScheduledFuture<?>) handle).cancel(false);
         }
@@ -272,6 +292,23 @@ abstract class Subject implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * A TimingWheelExecutor. Its barrier first waits for the master to have taken in everything: a task due within
+     * 50 ms goes to the workers straight, past the master's inbox, so a barrier of 1 ns alone would not mark the end of
+     * a backlog there. {@code getQueue().size()} answers only once the master has drained its inbox.
+     */
+    static final class TimingWheel extends Executor {
+        TimingWheel(String name, TimingWheelExecutor executor) {
+            super(name, executor);
+        }
+
+        @Override
+        Barrier barrier() {
+            ((TimingWheelExecutor) executor).getQueue().size();
+            return super.barrier();
         }
     }
 
@@ -311,6 +348,11 @@ abstract class Subject implements AutoCloseable {
         @Override
         Object schedule(Job job, long delayNanos) {
             return timer.newTimeout(job, delayNanos, TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        void execute(Job job) {
+            timer.newTimeout(job, 0, TimeUnit.NANOSECONDS);
         }
 
         @Override

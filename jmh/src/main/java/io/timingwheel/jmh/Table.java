@@ -41,6 +41,18 @@ final class Table {
 
     private final List<Row> rows = new ArrayList<>();
 
+    /** Column titles by implementation ({@link Subject#title} unless a mode names them otherwise). */
+    private final Map<String, String> titles;
+
+    Table() {
+        this(Subject.TITLES);
+    }
+
+    /** A table whose columns carry {@code titles} (e.g. without the worker count, which the rows then state). */
+    Table(Map<String, String> titles) {
+        this.titles = titles;
+    }
+
     /** Adds a row at the end and returns it for filling. */
     Row add(String key, String label, String unit) {
         Row row = new Row(key, label, unit);
@@ -62,7 +74,7 @@ final class Table {
         }
         StringBuilder sb = new StringBuilder("| workload | unit |");
         for (String impl : columns) {
-            sb.append(' ').append(Subject.title(impl)).append(" |");
+            sb.append(' ').append(titles.getOrDefault(impl, impl)).append(" |");
         }
         sb.append("\n|---|---|");
         sb.append("---:|".repeat(columns.size()));

@@ -1,0 +1,390 @@
+package io.timingwheel.jmh;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How late tasks run in the workloads where a timer is judged first, measured by hand in a JVM of its own per
+ * implementation (and per part where the JVM must be fresh): the tail a user sees who swaps
+ * {@code new ScheduledThreadPoolExecutor(n)} for another scheduler. Each task records when it started minus when it
+ * was due, taken as the time just before the call that handed it over plus its delay, so a negative figure is a
+ * certain early run. Executors are made as a user makes them: fresh, no thread prestarted.
+ * <ul>
+ *   <li>{@code burst}: one thread schedules {@value #BURST_TASKS} one-shot timers as fast as it can, delays uniform in
+ *       [0, 2 s); lateness by delay band: under 50 ms (the timers due while the burst is still being handed over),
+ *       50-200 ms, 200 ms-2 s (steady firing). {@value #WARM_UP_ROUNDS} bursts of a quarter of the size over the
+ *       same delays, each on an executor of its own, warm the code up first;</li>
+ *   <li>{@code cold}: the same as the first thing a fresh JVM does: {@value #COLD_TASKS} timers, delays in
+ *       [0, 500 ms), no warm-up;</li>
+ *   <li>{@code duenow WORKERS}: tasks due at once ({@code execute}) among firing timers: one thread executes a task,
+ *       parks 20 µs, and so on, while another schedules a timer every 50 µs (about 20 per ms) with a delay uniform in
+ *       [1, 6 ms); lateness of the executed tasks from the call to their start, after a warm-up of
+ *       {@value #DUE_NOW_WARMUP_MILLIS} ms, over {@value #DUE_NOW_MILLIS} ms;</li>
+ *   <li>{@code heartbeat}: a 1 ms fixed-rate task while another thread schedules a burst as above; the lateness of its
+ *       runs (start minus {@code start + n * period}) from the burst's first call until 2.5 s later. Netty has no fixed
+ *       rate: not measured for it;</li>
+ *   <li>{@code firing WORKERS}: the firing rate: as many producer threads as workers schedule tasks due at once (a
+ *       delay of 1 ns, so each goes through the scheduler's timer structure), {@value #FIRING_BATCH} per batch all
+ *       together, and the batch ends when all have run; tasks completed per second, the median of
+ *       {@value #FIRING_MEASURED} batches after {@value #FIRING_WARMUPS} warm-up ones.</li>
+ * </ul>
+ * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
+ * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
+ * p50us=... p99us=... p999us=... maxUs=... early=...} ({@code firing}: {@code workers=... producers=...
+ * tasksPerSec=...}) on standard output (see {@link ChildJvm}).
+ *
+ * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), e.g.:
+ * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness burst tw}</pre>
+ * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness duenow jdk1 4}</pre>
+ */
+public final class OnTimeHarness {
+
+    static final int BURST_TASKS = 200_000;
+    static final long BURST_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
+    static final int COLD_TASKS = 50_000;
+    static final long COLD_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    static final long DUE_NOW_WARMUP_MILLIS = 1_000;
+    static final long DUE_NOW_MILLIS = 3_000;
+    static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * Warm-up bursts before a measured one, each on an executor of its own: the JIT compiles the code of a run, and
+     * recompiles what the second executor's first calls take (its threads starting, its structures made) that the
+     * first one's went through before any profile existed. The measured burst then sees warm code, as a service that
+     * has been running does; the cold start is measured apart.
+     */
+    static final int WARM_UP_ROUNDS = 2;
+
+    /** The delay bands of the burst, in nanoseconds: [0, 50 ms), [50 ms, 200 ms), [200 ms, end). */
+    static final long[] BAND_LIMITS = {TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(200),
+            Long.MAX_VALUE};
+    static final String[] BAND_NAMES = {"lt50ms", "50to200ms", "ge200ms"};
+
+    private OnTimeHarness() {
+    }
+
+    static final int FIRING_BATCH = 200_000;
+    static final int FIRING_WARMUPS = 3;
+    static final int FIRING_MEASURED = 5;
+
+    /** The parts, by the name the command line and {@link OnTimeRows} use. */
+    static final java.util.List<String> PARTS = java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing");
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing IMPL [WORKERS]");
+            System.exit(2);
+        }
+        String impl = args[1];
+        int workers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        switch (args[0]) {
+            case "burst": burst(impl, workers); break;
+            case "cold": cold(impl, workers); break;
+            case "duenow": dueNow(impl, workers); break;
+            case "heartbeat": heartbeat(impl); break;
+            case "firing": firing(impl, workers); break;
+            default: throw new IllegalArgumentException("unknown part " + args[0]);
+        }
+        System.exit(0); // the schedulers' threads are daemons, but do not wait for anything
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // burst and cold start
+
+    /** A one-shot task that records how late it started. */
+    static final class Timer extends Subject.Job {
+        private final long[] lateness;
+        private final int index;
+        private final long deadline;
+        private final CountDownLatch done;
+
+        Timer(long[] lateness, int index, long deadline, CountDownLatch done) {
+            this.lateness = lateness;
+            this.index = index;
+            this.deadline = deadline;
+            this.done = done;
+        }
+
+        @Override
+        public void run() {
+            lateness[index] = System.nanoTime() - deadline;
+            done.countDown();
+        }
+    }
+
+    /** The delays of one burst, drawn before it, so that the producer's loop only schedules. */
+    static long[] delays(int count, long window, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long[] delays = new long[count];
+        for (int i = 0; i < count; i++) {
+            delays[i] = random.nextLong(window);
+        }
+        return delays;
+    }
+
+    /**
+     * Schedules one timer per delay from this thread, as fast as it can, and waits until all have run.
+     *
+     * @return the lateness of each, in nanoseconds, in the order of {@code delays}
+     */
+    static long[] runBurst(Subject subject, long[] delays) throws InterruptedException {
+        int count = delays.length;
+        long[] lateness = new long[count];
+        CountDownLatch done = new CountDownLatch(count);
+        for (int i = 0; i < count; i++) {
+            long now = System.nanoTime();
+            subject.schedule(new Timer(lateness, i, now + delays[i], done), delays[i]);
+        }
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(subject.name + ": " + done.getCount() + " timers never ran");
+        }
+        return lateness;
+    }
+
+    static void burst(String impl, int workers) throws InterruptedException {
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            try (Subject warmUp = Subject.create(impl, workers)) {
+                runBurst(warmUp, delays(BURST_TASKS, BURST_WINDOW_NANOS, 7 + round));
+            }
+        }
+        long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
+        try (Subject subject = Subject.create(impl, workers)) {
+            reportBands("burst", impl, workers, delays, runBurst(subject, delays));
+        }
+    }
+
+    static void cold(String impl, int workers) throws InterruptedException {
+        long[] delays = delays(COLD_TASKS, COLD_WINDOW_NANOS, 42);
+        try (Subject subject = Subject.create(impl, workers)) {
+            reportBands("cold", impl, workers, delays, runBurst(subject, delays));
+        }
+    }
+
+    /** One result line per delay band, and one for all timers. */
+    private static void reportBands(String part, String impl, int workers, long[] delays, long[] lateness) {
+        for (int band = 0; band <= BAND_LIMITS.length; band++) {
+            long low = band == 0 || band == BAND_LIMITS.length ? 0 : BAND_LIMITS[band - 1];
+            long high = band == BAND_LIMITS.length ? Long.MAX_VALUE : BAND_LIMITS[band];
+            long[] selected = new long[lateness.length];
+            int n = 0;
+            for (int i = 0; i < lateness.length; i++) {
+                if (delays[i] >= low && delays[i] < high) {
+                    selected[n++] = lateness[i];
+                }
+            }
+            if (n > 0) {
+                report(part, impl, band == BAND_LIMITS.length ? "all" : BAND_NAMES[band], workers,
+                        Arrays.copyOf(selected, n));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // tasks due at once among firing timers
+
+    /** A task due at once that records how long after its {@code execute} call it started. */
+    static final class Immediate extends Subject.Job {
+        private final long[] lateness;
+        private final int index;
+        private final long calledAt;
+
+        Immediate(long[] lateness, int index, long calledAt) {
+            this.lateness = lateness;
+            this.index = index;
+            this.calledAt = calledAt;
+        }
+
+        @Override
+        public void run() {
+            if (index >= 0) {
+                lateness[index] = System.nanoTime() - calledAt;
+            }
+        }
+    }
+
+    static void dueNow(String impl, int workers) throws InterruptedException {
+        try (Subject subject = Subject.create(impl, workers)) {
+            long[] timerLateness = new long[1 << 20];
+            AtomicInteger timersRun = new AtomicInteger();
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS + DUE_NOW_MILLIS);
+            Thread timers = new Thread(() -> fireTimers(subject, end, timerLateness, timersRun), "timers");
+            timers.setDaemon(true);
+            timers.start();
+            long measureFrom = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS);
+            long[] lateness = new long[1 << 20];
+            int n = 0;
+            for (long now = System.nanoTime(); now < end && n < lateness.length; now = System.nanoTime()) {
+                boolean measured = now >= measureFrom;
+                subject.execute(new Immediate(lateness, measured ? n : -1, System.nanoTime()));
+                if (measured) {
+                    n++;
+                }
+                LockSupport.parkNanos(20_000);
+            }
+            timers.join();
+            Subject.sleepMillis(100); // the last tasks run
+            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n));
+            int fired = Math.min(timersRun.get(), timerLateness.length);
+            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired));
+        }
+    }
+
+    /** Schedules a timer every 50 µs with a delay in [1, 6 ms) until {@code end}; records their lateness. */
+    private static void fireTimers(Subject subject, long end, long[] lateness, AtomicInteger run) {
+        SplittableRandom random = new SplittableRandom(5);
+        long next = System.nanoTime();
+        while (next < end) {
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            long delay = random.nextLong(TimeUnit.MILLISECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(6));
+            long deadline = System.nanoTime() + delay;
+            subject.schedule(new Subject.Job() {
+                @Override
+                public void run() {
+                    int i = run.getAndIncrement();
+                    if (i < lateness.length) {
+                        lateness[i] = System.nanoTime() - deadline;
+                    }
+                }
+            }, delay);
+            next += 50_000;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // heartbeat
+
+    static void heartbeat(String impl) throws InterruptedException {
+        if (impl.startsWith("netty")) {
+            return; // no fixed rate
+        }
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            try (Subject warmUp = Subject.create(impl)) {
+                warmUp.schedulePeriodic(Subject.NOOP, HEARTBEAT_PERIOD_NANOS);
+                runBurst(warmUp, delays(BURST_TASKS / 4, BURST_WINDOW_NANOS, 7 + round));
+            }
+        }
+        try (Subject subject = Subject.create(impl)) {
+            subject.schedule(Subject.NOOP, 1); // its threads start before the heartbeat's phase is read
+            Subject.sleepMillis(50);
+            long[] runs = new long[1 << 16];
+            AtomicInteger count = new AtomicInteger();
+            Subject.Job beat = new Subject.Job() {
+                @Override
+                public void run() {
+                    int i = count.getAndIncrement();
+                    if (i < runs.length) {
+                        runs[i] = System.nanoTime();
+                    }
+                }
+            };
+            // The start is read right before the call, with the job's class loaded, so that the phase it gives the
+            // runs is the executor's own (within the call's cost).
+            long start = System.nanoTime();
+            subject.schedulePeriodic(beat, HEARTBEAT_PERIOD_NANOS);
+            Subject.sleepMillis(500); // warm-up
+            int firstMeasured = count.get();
+            long burstStart = System.nanoTime();
+            long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
+            runBurst(subject, delays);
+            long measureUntil = burstStart + TimeUnit.MILLISECONDS.toNanos(2_500);
+            while (System.nanoTime() < measureUntil + 2 * HEARTBEAT_PERIOD_NANOS) {
+                Subject.sleepMillis(10);
+            }
+            int total = Math.min(count.get(), runs.length);
+            long[] lateness = new long[total];
+            int n = 0;
+            for (int i = firstMeasured; i < total; i++) {
+                long due = start + (i + 1) * HEARTBEAT_PERIOD_NANOS; // run i is due at start + (i + 1) periods
+                if (due >= burstStart && due < measureUntil) {
+                    lateness[n++] = runs[i] - due;
+                }
+            }
+            report("heartbeat", impl, "all", 1, Arrays.copyOf(lateness, n));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // firing rate
+
+    static void firing(String impl, int workers) throws InterruptedException {
+        int producers = workers;
+        try (Subject subject = Subject.create(impl, workers)) {
+            double[] rates = new double[FIRING_MEASURED];
+            for (int batch = 0; batch < FIRING_WARMUPS + FIRING_MEASURED; batch++) {
+                double rate = fireBatch(subject, producers);
+                if (batch >= FIRING_WARMUPS) {
+                    rates[batch - FIRING_WARMUPS] = rate;
+                }
+            }
+            Arrays.sort(rates);
+            ChildJvm.report("firing", impl, "band=all workers=" + workers + " producers=" + producers
+                    + " tasksPerSec=" + Harness.fmt(rates[rates.length / 2]));
+        }
+    }
+
+    /** One batch: the producers schedule their shares at once; completed tasks per second until the last has run. */
+    private static double fireBatch(Subject subject, int producers) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(FIRING_BATCH);
+        Subject.Job countDown = new Subject.Job() {
+            @Override
+            public void run() {
+                done.countDown();
+            }
+        };
+        CountDownLatch go = new CountDownLatch(1);
+        Thread[] threads = new Thread[producers];
+        for (int p = 0; p < producers; p++) {
+            int share = FIRING_BATCH / producers + (p < FIRING_BATCH % producers ? 1 : 0);
+            threads[p] = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < share; i++) {
+                    subject.schedule(countDown, Subject.BARRIER_DELAY_NANOS);
+                }
+            }, "producer-" + p);
+            threads[p].setDaemon(true);
+            threads[p].start();
+        }
+        long start = System.nanoTime();
+        go.countDown();
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(subject.name + ": " + done.getCount() + " tasks never ran");
+        }
+        long elapsed = System.nanoTime() - start;
+        for (Thread t : threads) {
+            t.join();
+        }
+        return FIRING_BATCH * 1e9 / elapsed;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    static void report(String part, String impl, String band, int workers, long[] lateness) {
+        long[] sorted = lateness.clone();
+        Arrays.sort(sorted);
+        long early = 0;
+        for (long l : sorted) {
+            if (l < 0) {
+                early++;
+            }
+        }
+        ChildJvm.report(part, impl, "band=" + band + " workers=" + workers + " n=" + sorted.length
+                + " p50us=" + Harness.fmt(Harness.percentile(sorted, 0.50) / 1e3)
+                + " p99us=" + Harness.fmt(Harness.percentile(sorted, 0.99) / 1e3)
+                + " p999us=" + Harness.fmt(Harness.percentile(sorted, 0.999) / 1e3)
+                + " maxUs=" + Harness.fmt(sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3)
+                + " early=" + early);
+    }
+}

@@ -1,0 +1,206 @@
+package io.timingwheel.jmh;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The rows of the comparison that say how late tasks run where a timer is judged first ({@link OnTimeHarness}): a
+ * burst of timers by delay band, a cold start, tasks due at once among firing timers, a heartbeat during a burst; and,
+ * for the {@code --workers} mode, the firing rate and those workloads at several worker counts. Each part runs in a JVM
+ * of its own per implementation and round (the cold start needs a fresh JVM anyway), the implementations taking turns
+ * within a round; a cell is the median over the rounds.
+ */
+final class OnTimeRows {
+
+    /** The harness's JVM flags: a fixed heap, as the other harness rows. */
+    static final List<String> JVM_FLAGS = HarnessRows.JVM_FLAGS;
+
+    /** One row: a figure of one part at one worker count. */
+    private static final class Spec {
+        final String part;
+        final String band;
+        final int workers;
+        final String metric;
+        final Table.Row row;
+
+        Spec(String part, String band, int workers, String metric, Table.Row row) {
+            this.part = part;
+            this.band = band;
+            this.workers = workers;
+            this.metric = metric;
+            this.row = row;
+        }
+    }
+
+    private final List<String> impls;
+    private final int rounds;
+    /** Parts that run for fewer implementations than {@link #impls}: part → its implementations. */
+    private final Map<String, List<String>> partImpls = new LinkedHashMap<>();
+    private final List<Spec> specs = new ArrayList<>();
+    /** The count of early runs over every part and round, per implementation; null until a row is added. */
+    private Table.Row early;
+    /** The harness runs, part and worker count, in the order they run. */
+    private final Map<String, int[]> jobs = new LinkedHashMap<>();
+
+    OnTimeRows(List<String> impls, int rounds) {
+        this.impls = impls;
+        this.rounds = Math.max(1, rounds);
+    }
+
+    /** The settings of these rows, for the table's header. */
+    String settings() {
+        return "on-time rows: one JVM per part, implementation and round (" + rounds + (rounds == 1 ? " round" : " rounds,"
+                + " cells are medians") + "), implementations in turn, " + String.join(" ", JVM_FLAGS) + "; a burst is"
+                + " measured after " + OnTimeHarness.WARM_UP_ROUNDS + " warm-up bursts, each on an executor of its own;"
+                + " executors made as a user makes them (no thread prestarted)";
+    }
+
+    /** Adds the rows of the quick comparison for the parts {@code selected} says, in table order. */
+    OnTimeRows addComparisonRows(Table table, java.util.function.Predicate<String> selected) {
+        if (selected.test("burst")) {
+            String burst = "burst: 200 000 timers (delays 0-2 s) from one thread as fast as it can";
+            add(table, "burst", "lt50ms", 1, "p99us", burst + "; due < 50 ms: p99", "µs");
+            add(table, "burst", "lt50ms", 1, "maxUs", "burst, due < 50 ms: max", "µs");
+            add(table, "burst", "50to200ms", 1, "p99us", "burst, due 50-200 ms: p99", "µs");
+            add(table, "burst", "50to200ms", 1, "maxUs", "burst, due 50-200 ms: max", "µs");
+            add(table, "burst", "ge200ms", 1, "p99us", "burst, due 200 ms-2 s (steady firing): p99", "µs");
+            add(table, "burst", "ge200ms", 1, "maxUs", "burst, due 200 ms-2 s (steady firing): max", "µs");
+        }
+        if (selected.test("cold")) {
+            add(table, "cold", "lt50ms", 1, "p99us",
+                    "cold start: the first 50 000 timers of a fresh JVM (delays 0-500 ms), due < 50 ms: p99", "µs");
+            add(table, "cold", "lt50ms", 1, "maxUs", "cold start, due < 50 ms: max", "µs");
+        }
+        if (selected.test("duenow")) {
+            String dueNow = "tasks due at once (execute, 20 µs apart) among ~20 timers/ms (delays 1-6 ms)";
+            add(table, "duenow", "all", 1, "p99us", dueNow + ", 1 worker: execute to start, p99", "µs");
+            add(table, "duenow", "all", 1, "p999us", "due at once, 1 worker: p99.9", "µs");
+            add(table, "duenow", "all", 4, "p99us", "due at once, 4 workers: p99", "µs");
+            add(table, "duenow", "all", 4, "p999us", "due at once, 4 workers: p99.9", "µs");
+        }
+        if (selected.test("heartbeat")) {
+            add(table, "heartbeat", "all", 1, "p99us",
+                    "1 ms fixed-rate heartbeat during a burst of 200 000 timers: p99 of its runs' lateness", "µs");
+            add(table, "heartbeat", "all", 1, "maxUs", "heartbeat during a burst: max", "µs");
+        }
+        return this;
+    }
+
+    /**
+     * Adds the rows of the {@code --workers} mode: firing rate, then lateness (for {@code latenessImpls} only), at the
+     * given worker counts.
+     */
+    OnTimeRows addWorkerRows(Table table, List<Integer> firingCounts, List<Integer> latenessCounts,
+                             List<String> latenessImpls) {
+        partImpls.put("burst", latenessImpls);
+        partImpls.put("duenow", latenessImpls);
+        for (int w : firingCounts) {
+            add(table, "firing", "all", w, "tasksPerSec", "firing rate: " + w + " producer" + (w == 1 ? "" : "s")
+                    + " and " + w + " worker" + (w == 1 ? "" : "s") + ", 200 000 tasks due at once per batch", "1/s");
+        }
+        for (int w : latenessCounts) {
+            String workers = w + " worker" + (w == 1 ? "" : "s");
+            for (String[] band : new String[][] {{"lt50ms", "due < 50 ms"}, {"50to200ms", "due 50-200 ms"},
+                    {"ge200ms", "due 200 ms-2 s"}}) {
+                add(table, "burst", band[0], w, "p99us", workers + ": burst, " + band[1] + ": p99", "µs");
+                add(table, "burst", band[0], w, "p999us", workers + ": burst, " + band[1] + ": p99.9", "µs");
+                add(table, "burst", band[0], w, "maxUs", workers + ": burst, " + band[1] + ": max", "µs");
+            }
+            add(table, "duenow", "all", w, "p99us", workers + ": due at once among firing timers: p99", "µs");
+            add(table, "duenow", "all", w, "p999us", workers + ": due at once among firing timers: p99.9", "µs");
+            add(table, "duenow", "all", w, "maxUs", workers + ": due at once among firing timers: max", "µs");
+        }
+        return this;
+    }
+
+    private void add(Table table, String part, String band, int workers, String metric, String label, String unit) {
+        specs.add(new Spec(part, band, workers, metric, table.add(part, label, unit)));
+        jobs.putIfAbsent(part + "/" + workers, new int[] {workers});
+    }
+
+    /** Adds the row that counts early runs over every part above (it must read 0). */
+    OnTimeRows addEarlyRow(Table table) {
+        if (!specs.isEmpty()) {
+            early = table.add("early", "on-time rows: early runs, every part and round (must be 0)", "tasks");
+        }
+        return this;
+    }
+
+    boolean isEmpty() {
+        return specs.isEmpty();
+    }
+
+    /** Measures every row: for each round, each part and worker count, each implementation in turn. */
+    void run() throws IOException, InterruptedException {
+        // results.get(impl).get(part/workers/band) = the result maps of the rounds
+        Map<String, Map<String, List<Map<String, String>>>> results = new LinkedHashMap<>();
+        for (int round = 1; round <= rounds; round++) {
+            for (Map.Entry<String, int[]> job : jobs.entrySet()) {
+                String part = job.getKey().substring(0, job.getKey().indexOf('/'));
+                int workers = job.getValue()[0];
+                for (String impl : partImpls.getOrDefault(part, impls)) {
+                    if (!Subject.available(impl) || (part.equals("heartbeat") && impl.startsWith("netty"))
+                            || (part.equals("firing") && impl.startsWith("netty"))) {
+                        continue; // Netty has no fixed rate, and a due task waits for its next tick
+                    }
+                    System.out.printf(Locale.ROOT, "on time, round %d of %d: %s, %d worker%s, %s%n", round, rounds,
+                            part, workers, workers == 1 ? "" : "s", impl);
+                    List<String> args = List.of(part, impl, Integer.toString(workers));
+                    for (Map<String, String> r : ChildJvm.run(OnTimeHarness.class, JVM_FLAGS, args)) {
+                        String key = r.get("part") + "/" + r.get("workers") + "/" + r.get("band");
+                        results.computeIfAbsent(impl, k -> new LinkedHashMap<>())
+                                .computeIfAbsent(key, k -> new ArrayList<>()).add(r);
+                    }
+                }
+            }
+        }
+        if (early != null) {
+            for (String impl : impls) {
+                if (!Subject.available(impl)) {
+                    early.unavailable.add(impl);
+                    continue;
+                }
+                double count = 0;
+                for (Map.Entry<String, List<Map<String, String>>> e : results.getOrDefault(impl, Map.of())
+                        .entrySet()) {
+                    if (e.getKey().endsWith("/all")) { // every timer of a part is in its band "all"
+                        for (Map<String, String> r : e.getValue()) {
+                            double n = ChildJvm.number(r, "early");
+                            count += Double.isNaN(n) ? 0 : n;
+                        }
+                    }
+                }
+                early.put(impl, count);
+            }
+        }
+        for (Spec spec : specs) {
+            for (String impl : impls) {
+                if (!Subject.available(impl)) {
+                    spec.row.unavailable.add(impl);
+                    continue;
+                }
+                List<Map<String, String>> runs = results.getOrDefault(impl, Map.of())
+                        .get(spec.part + "/" + spec.workers + "/" + spec.band);
+                if (runs != null) {
+                    spec.row.put(impl, median(runs, spec.metric));
+                }
+            }
+        }
+    }
+
+    /** The median of one figure over the rounds that reported it; NaN if none did. */
+    static double median(List<Map<String, String>> runs, String metric) {
+        double[] values = runs.stream().mapToDouble(r -> ChildJvm.number(r, metric)).filter(v -> !Double.isNaN(v))
+                .sorted().toArray();
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        int n = values.length;
+        return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    }
+
+}
