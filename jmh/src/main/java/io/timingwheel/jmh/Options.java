@@ -56,6 +56,8 @@ final class Options {
             "  --worker-counts N,...  with --workers: these worker counts for the firing rate instead of 1, 4, 16;",
             "                  the lateness rows take the least and the most of them",
             "  --producers N,...  with --scale: these producer counts instead of 1, 2, 4, 8, 16",
+            "  --replot CSV    with --scale: only draw the chart of an earlier run's CSV (its .md beside it names the",
+            "                  machine), e.g. one from a machine without fonts; --chart says where it goes",
             "  --smoke         with --scale: tiny batches and iterations, to check that it works (figures meaningless;",
             "                  files go to jmh/target/scaling-smoke.* or ./scaling-smoke.*)",
             "  --out FILE      where the Markdown table goes as well (default: jmh/target/comparison-MODE.md, or",
@@ -68,6 +70,8 @@ final class Options {
     List<String> only;
     /** Producer counts of {@code --scale}, or null for the default ladder. */
     List<Integer> producers;
+    /** With {@code --scale}: a CSV of an earlier run whose chart to draw, measuring nothing; or null. */
+    Path replot;
     /** Worker counts of {@code --workers}. */
     List<Integer> workerCounts = List.of(1, 4, 16);
     /** JVMs per part and implementation for the on-time rows; 0: the mode's default. */
@@ -88,6 +92,7 @@ final class Options {
                 case "--curve": options.mode = Mode.CURVE; break;
                 case "--scale": options.mode = Mode.SCALE; break;
                 case "--workers": options.mode = Mode.WORKERS; break;
+                case "--replot": options.replot = Path.of(value(args, ++i)); break;
                 case "--worker-counts": options.workerCounts = counts(value(args, ++i)); break;
                 case "--rounds": options.rounds = counts(value(args, ++i)).get(0); break;
                 case "--smoke": options.smoke = true; break;
@@ -104,8 +109,8 @@ final class Options {
                     fail("unknown argument " + args[i]);
             }
         }
-        if ((options.smoke || options.producers != null) && options.mode != Mode.SCALE) {
-            fail("--smoke and --producers go with --scale");
+        if ((options.smoke || options.producers != null || options.replot != null) && options.mode != Mode.SCALE) {
+            fail("--smoke, --producers and --replot go with --scale");
         }
         if (options.mode == Mode.SCALE && options.only != null
                 && !ScaleRun.WORKLOADS.containsAll(options.only)) {

@@ -73,7 +73,8 @@ final class ScaleRun {
 
     ScaleRun(Options options) {
         this.options = options;
-        this.producers = options.producers != null ? List.copyOf(new TreeSet<>(options.producers)) : ladder();
+        this.producers = options.replot != null ? countsIn(options.replot)
+                : options.producers != null ? List.copyOf(new TreeSet<>(options.producers)) : ladder();
         List<String> chosen = new ArrayList<>(WORKLOADS);
         if (options.only != null) {
             chosen.retainAll(options.only); // Options has checked that only workloads are named
@@ -93,6 +94,10 @@ final class ScaleRun {
     }
 
     void run() throws IOException, InterruptedException {
+        if (options.replot != null) {
+            replot(options.replot);
+            return;
+        }
         Report report = new Report("timingwheel scaling" + (options.smoke ? ", SMOKE RUN (figures meaningless)" : ""));
         System.out.println(report.startLine());
         measureAll();
@@ -109,7 +114,64 @@ final class ScaleRun {
         report.append(table());
         report.printAndWrite(options.out);
         writeCsv();
-        writeChart();
+        writeChart(Machine.cores() + " cores, JDK " + System.getProperty("java.runtime.version") + ", load average "
+                + Machine.loadAverage());
+    }
+
+    /** The producer counts of a CSV this mode wrote. */
+    private static List<Integer> countsIn(Path csv) {
+        try {
+            List<String> lines = Files.readAllLines(csv);
+            TreeSet<Integer> counts = new TreeSet<>();
+            for (String line : lines.subList(1, lines.size())) {
+                counts.add(Integer.parseInt(line.split(",")[1]));
+            }
+            return List.copyOf(counts);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read " + csv, e);
+        }
+    }
+
+    /**
+     * Draws the chart of a CSV this mode wrote elsewhere (a machine without fonts writes the table and the CSV but
+     * cannot draw): the machine's line of its Markdown table, beside it, goes into the subtitle.
+     */
+    private void replot(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv);
+        String[] header = lines.get(0).split(",");
+        for (String line : lines.subList(1, lines.size())) {
+            Map<String, String> raw = new LinkedHashMap<>();
+            String[] cells = line.split(",", -1);
+            for (int i = 0; i < header.length && i < cells.length; i++) {
+                raw.put(header[i], cells[i]);
+            }
+            results.computeIfAbsent(raw.get("workload"), w -> new LinkedHashMap<>())
+                    .computeIfAbsent(raw.get("impl"), i -> new LinkedHashMap<>())
+                    .put(Integer.parseInt(raw.get("producers")), new Point(Double.parseDouble(raw.get("producerSideMops")),
+                            Double.parseDouble(raw.get("sustainedMops")), raw));
+        }
+        workloads.retainAll(results.keySet());
+        String cores = "";
+        String jdk = "";
+        String run = "";
+        Path md = Options.sibling(csv, ".md");
+        if (Files.exists(md)) {
+            for (String line : Files.readAllLines(md)) {
+                if (line.startsWith("- Machine: ")) { // "16 cores (available processors), ...": the cores
+                    cores = line.substring("- Machine: ".length()).split(" \\(")[0];
+                } else if (line.startsWith("- JDK: ")) { // "OpenJDK 64-Bit Server VM 25.0.3+9-LTS (...)": the version
+                    for (String word : line.split(" ")) {
+                        if (word.matches("\\d+(\\.\\d+)*\\+.*")) {
+                            jdk = ", JDK " + word;
+                        }
+                    }
+                } else if (line.startsWith("- Run: ")) { // "2026-11-26 04:24, 223 s": the date
+                    run = ", run " + line.substring("- Run: ".length()).split(",")[0];
+                }
+            }
+        }
+        String machine = cores + jdk + run;
+        writeChart(machine.isEmpty() ? "machine as in " + csv.getFileName() : machine);
     }
 
     /** The settings of this run, for the report's header and the chart's subtitle. */
@@ -263,7 +325,7 @@ final class ScaleRun {
      * A grid of plots: one row per workload, producer-side left and sustained right, one line per peer. The two plots of
      * a workload share their y axis, so that the gap between a peer's two figures shows as what it is.
      */
-    private void writeChart() {
+    private void writeChart(String machine) {
         List<Chart.Plot> plots = new ArrayList<>();
         for (String workload : workloads) {
             Chart.Plot producerSide = plot(workload, "producer-side", true);
@@ -276,10 +338,9 @@ final class ScaleRun {
         }
         String title = "Throughput as producer threads are added"
                 + (options.smoke ? " (SMOKE RUN: figures meaningless)" : "");
-        String subtitle = "millions of operations per second, all producers together (higher is better); "
-                + Machine.cores() + " cores, JDK " + System.getProperty("java.runtime.version") + ", load average "
-                + Machine.loadAverage() + "\nsustained: until a barrier task scheduled after the producers' last call"
-                + " has run; " + String.join(" ", jvmFlags()) + "; median of the measured batches";
+        String subtitle = "millions of operations per second, all producers together (higher is better); " + machine
+                + "\nsustained: until a barrier task scheduled after the producers' last call has run; "
+                + String.join(" ", jvmFlags()) + "; median of the measured batches";
         try {
             Chart.write(options.chart, title, subtitle, plots, 2);
             System.out.println("(chart written to " + options.chart + ")");
