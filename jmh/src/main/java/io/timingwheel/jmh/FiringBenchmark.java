@@ -22,8 +22,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Firing throughput: completed tasks per second when tasks become due at once. One invocation schedules a batch of
  * {@value #BATCH} tasks with a delay of 1 ns (due at once, but not the "delay &le; 0" fast path, so each task goes
- * through the scheduler's timer structure: the heap, or the master thread and the wheel) and waits until all of them
- * have run; the score counts tasks, so it is completions per second, scheduling included.
+ * through the scheduler's timer structure: STPE's heap; the ForkJoinPool's and Netty's scheduler thread; for
+ * TimingWheelExecutor, which hands a task due within 50 ms to its workers itself, the workers' queue) and waits until
+ * all of them have run; the score counts tasks, so it is completions per second, scheduling included.
  *
  * <p>The wheels fire on tick boundaries, so a batch costs at least one tick: with a 100 ms tick (Netty's default) this
  * benchmark mostly measures the tick, which is the point of showing it. Netty also moves at most 100 000 new timeouts

@@ -1,5 +1,7 @@
 package io.timingwheel.jmh;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -16,8 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  * <ul>
  *   <li>{@code burst}: one thread schedules {@value #BURST_TASKS} one-shot timers as fast as it can, delays uniform in
  *       [0, 2 s); lateness by delay band: under 50 ms (the timers due while the burst is still being handed over),
- *       50-200 ms, 200 ms-2 s (steady firing). {@value #WARM_UP_ROUNDS} bursts of a quarter of the size over the
- *       same delays, each on an executor of its own, warm the code up first;</li>
+ *       50-200 ms, 200 ms-2 s (steady firing). {@value #WARM_UP_ROUNDS} bursts of the same size and delays, each
+ *       on an executor of its own, warm the code up first;</li>
  *   <li>{@code cold}: the same as the first thing a fresh JVM does: {@value #COLD_TASKS} timers, delays in
  *       [0, 500 ms), no warm-up;</li>
  *   <li>{@code duenow WORKERS}: tasks due at once ({@code execute}) among firing timers: one thread executes a task,
@@ -34,12 +36,12 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
- * p50us=... p99us=... p999us=... maxUs=... early=...} ({@code firing}: {@code workers=... producers=...
+ * p50us=... p99us=... p999us=... maxUs=... early=... gcs=...} (gcs: the garbage collections in the measured window) ({@code firing}: {@code workers=... producers=...
  * tasksPerSec=...}) on standard output (see {@link ChildJvm}).
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), e.g.:
- * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness burst tw}</pre>
- * <pre>{@code java -Xms2g -Xmx2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness duenow jdk1 4}</pre>
+ * <pre>{@code java -Xms3g -Xmx3g -Xmn2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness burst tw}</pre>
+ * <pre>{@code java -Xms3g -Xmx3g -Xmn2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness duenow jdk1 4}</pre>
  */
 public final class OnTimeHarness {
 
@@ -47,17 +49,20 @@ public final class OnTimeHarness {
     static final long BURST_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
     static final int COLD_TASKS = 50_000;
     static final long COLD_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-    static final long DUE_NOW_WARMUP_MILLIS = 1_000;
+    static final long DUE_NOW_WARMUP_MILLIS = 2_000;
     static final long DUE_NOW_MILLIS = 3_000;
     static final long HEARTBEAT_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
-     * Warm-up bursts before a measured one, each on an executor of its own: the JIT compiles the code of a run, and
-     * recompiles what the second executor's first calls take (its threads starting, its structures made) that the
-     * first one's went through before any profile existed. The measured burst then sees warm code, as a service that
-     * has been running does; the cold start is measured apart.
+     * Full-size warm-up bursts before a measured one, each on an executor of its own: the JIT compiles the code of a
+     * run, recompiles what a fresh executor's first calls take (its threads starting, its structures made) that the
+     * first one's went through before any profile existed, and compiles the master's loop, which runs once per turn
+     * rather than once per task and reaches the top tier only in the third burst (measured with
+     * {@code -XX:+PrintCompilation}: with two, the C2 compiler thread took 3-5 ms of a core in the windows where the
+     * measured burst's timers were late). The measured burst then sees warm code, as a service that has been running
+     * does; the cold start is measured apart.
      */
-    static final int WARM_UP_ROUNDS = 2;
+    static final int WARM_UP_ROUNDS = 3;
 
     /** The delay bands of the burst, in nanoseconds: [0, 50 ms), [50 ms, 200 ms), [200 ms, end). */
     static final long[] BAND_LIMITS = {TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(200),
@@ -152,20 +157,26 @@ public final class OnTimeHarness {
             }
         }
         long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
+        settleHeap();
         try (Subject subject = Subject.create(impl, workers)) {
-            reportBands("burst", impl, workers, delays, runBurst(subject, delays));
+            long collectionsBefore = collections();
+            long[] lateness = runBurst(subject, delays);
+            reportBands("burst", impl, workers, delays, lateness, collections() - collectionsBefore);
         }
     }
 
     static void cold(String impl, int workers) throws InterruptedException {
         long[] delays = delays(COLD_TASKS, COLD_WINDOW_NANOS, 42);
         try (Subject subject = Subject.create(impl, workers)) {
-            reportBands("cold", impl, workers, delays, runBurst(subject, delays));
+            long collectionsBefore = collections();
+            long[] lateness = runBurst(subject, delays);
+            reportBands("cold", impl, workers, delays, lateness, collections() - collectionsBefore);
         }
     }
 
     /** One result line per delay band, and one for all timers. */
-    private static void reportBands(String part, String impl, int workers, long[] delays, long[] lateness) {
+    private static void reportBands(String part, String impl, int workers, long[] delays, long[] lateness,
+                                    long collections) {
         for (int band = 0; band <= BAND_LIMITS.length; band++) {
             long low = band == 0 || band == BAND_LIMITS.length ? 0 : BAND_LIMITS[band - 1];
             long high = band == BAND_LIMITS.length ? Long.MAX_VALUE : BAND_LIMITS[band];
@@ -178,7 +189,7 @@ public final class OnTimeHarness {
             }
             if (n > 0) {
                 report(part, impl, band == BAND_LIMITS.length ? "all" : BAND_NAMES[band], workers,
-                        Arrays.copyOf(selected, n));
+                        Arrays.copyOf(selected, n), collections);
             }
         }
     }
@@ -207,6 +218,7 @@ public final class OnTimeHarness {
     }
 
     static void dueNow(String impl, int workers) throws InterruptedException {
+        settleHeap();
         try (Subject subject = Subject.create(impl, workers)) {
             long[] timerLateness = new long[1 << 20];
             AtomicInteger timersRun = new AtomicInteger();
@@ -217,8 +229,12 @@ public final class OnTimeHarness {
             long measureFrom = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS);
             long[] lateness = new long[1 << 20];
             int n = 0;
+            long collectionsBefore = -1;
             for (long now = System.nanoTime(); now < end && n < lateness.length; now = System.nanoTime()) {
                 boolean measured = now >= measureFrom;
+                if (measured && collectionsBefore < 0) {
+                    collectionsBefore = collections();
+                }
                 subject.execute(new Immediate(lateness, measured ? n : -1, System.nanoTime()));
                 if (measured) {
                     n++;
@@ -227,9 +243,10 @@ public final class OnTimeHarness {
             }
             timers.join();
             Subject.sleepMillis(100); // the last tasks run
-            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n));
+            long collections = collections() - collectionsBefore;
+            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n), collections);
             int fired = Math.min(timersRun.get(), timerLateness.length);
-            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired));
+            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired), collections);
         }
     }
 
@@ -270,6 +287,7 @@ public final class OnTimeHarness {
                 runBurst(warmUp, delays(BURST_TASKS / 4, BURST_WINDOW_NANOS, 7 + round));
             }
         }
+        settleHeap();
         try (Subject subject = Subject.create(impl)) {
             subject.schedule(Subject.NOOP, 1); // its threads start before the heartbeat's phase is read
             Subject.sleepMillis(50);
@@ -290,6 +308,7 @@ public final class OnTimeHarness {
             subject.schedulePeriodic(beat, HEARTBEAT_PERIOD_NANOS);
             Subject.sleepMillis(500); // warm-up
             int firstMeasured = count.get();
+            long collectionsBefore = collections();
             long burstStart = System.nanoTime();
             long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
             runBurst(subject, delays);
@@ -306,7 +325,7 @@ public final class OnTimeHarness {
                     lateness[n++] = runs[i] - due;
                 }
             }
-            report("heartbeat", impl, "all", 1, Arrays.copyOf(lateness, n));
+            report("heartbeat", impl, "all", 1, Arrays.copyOf(lateness, n), collections() - collectionsBefore);
         }
     }
 
@@ -371,7 +390,26 @@ public final class OnTimeHarness {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    static void report(String part, String impl, String band, int workers, long[] lateness) {
+    /**
+     * Collects the garbage of the warm-up before a measured part, so that the part starts with an empty young
+     * generation: with the JVM flags of {@link OnTimeRows}, no collection then falls in it, whichever implementation
+     * (a young collection of the JDK's executor took 69 ms of a burst with a 2 GB heap and G1's default young
+     * generation). Each result says how many collections fell in its window.
+     */
+    static void settleHeap() {
+        System.gc();
+    }
+
+    /** The collections so far, all collectors together. */
+    static long collections() {
+        long total = 0;
+        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, collector.getCollectionCount());
+        }
+        return total;
+    }
+
+    static void report(String part, String impl, String band, int workers, long[] lateness, long collections) {
         long[] sorted = lateness.clone();
         Arrays.sort(sorted);
         long early = 0;
@@ -385,6 +423,6 @@ public final class OnTimeHarness {
                 + " p99us=" + Harness.fmt(Harness.percentile(sorted, 0.99) / 1e3)
                 + " p999us=" + Harness.fmt(Harness.percentile(sorted, 0.999) / 1e3)
                 + " maxUs=" + Harness.fmt(sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3)
-                + " early=" + early);
+                + " early=" + early + " gcs=" + collections);
     }
 }

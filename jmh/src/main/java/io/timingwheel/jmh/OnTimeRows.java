@@ -16,8 +16,12 @@ import java.util.Map;
  */
 final class OnTimeRows {
 
-    /** The harness's JVM flags: a fixed heap, as the other harness rows. */
-    static final List<String> JVM_FLAGS = HarnessRows.JVM_FLAGS;
+    /**
+     * The harness's JVM flags: a fixed heap with a young generation large enough that no collection falls in a
+     * measured window (each result counts those that do; the row "collections" adds them up). With a 2 GB heap and
+     * G1's default young generation, a 69 ms young collection fell in every measured burst of the JDK's executor.
+     */
+    static final List<String> JVM_FLAGS = List.of("-Xms3g", "-Xmx3g", "-Xmn2g");
 
     /** One row: a figure of one part at one worker count. */
     private static final class Spec {
@@ -43,6 +47,8 @@ final class OnTimeRows {
     private final List<Spec> specs = new ArrayList<>();
     /** The count of early runs over every part and round, per implementation; null until a row is added. */
     private Table.Row early;
+    /** The count of garbage collections in measured windows, every part and round; null until a row is added. */
+    private Table.Row collections;
     /** The harness runs, part and worker count, in the order they run. */
     private final Map<String, int[]> jobs = new LinkedHashMap<>();
 
@@ -122,10 +128,14 @@ final class OnTimeRows {
         jobs.putIfAbsent(part + "/" + workers, new int[] {workers});
     }
 
-    /** Adds the row that counts early runs over every part above (it must read 0). */
+    /**
+     * Adds the rows that count, over every part above, the early runs (it must read 0) and the garbage collections
+     * that fell in a measured window (0 where the figures above measure the scheduler alone).
+     */
     OnTimeRows addEarlyRow(Table table) {
         if (!specs.isEmpty()) {
             early = table.add("early", "on-time rows: early runs, every part and round (must be 0)", "tasks");
+            collections = table.add("early", "on-time rows: garbage collections in measured windows", "count");
         }
         return this;
     }
@@ -158,25 +168,8 @@ final class OnTimeRows {
                 }
             }
         }
-        if (early != null) {
-            for (String impl : impls) {
-                if (!Subject.available(impl)) {
-                    early.unavailable.add(impl);
-                    continue;
-                }
-                double count = 0;
-                for (Map.Entry<String, List<Map<String, String>>> e : results.getOrDefault(impl, Map.of())
-                        .entrySet()) {
-                    if (e.getKey().endsWith("/all")) { // every timer of a part is in its band "all"
-                        for (Map<String, String> r : e.getValue()) {
-                            double n = ChildJvm.number(r, "early");
-                            count += Double.isNaN(n) ? 0 : n;
-                        }
-                    }
-                }
-                early.put(impl, count);
-            }
-        }
+        total(early, "early", results);
+        total(collections, "gcs", results);
         for (Spec spec : specs) {
             for (String impl : impls) {
                 if (!Subject.available(impl)) {
@@ -189,6 +182,29 @@ final class OnTimeRows {
                     spec.row.put(impl, median(runs, spec.metric));
                 }
             }
+        }
+    }
+
+    /** Puts into {@code row} the sum of {@code metric} over every part and round, per implementation. */
+    private void total(Table.Row row, String metric, Map<String, Map<String, List<Map<String, String>>>> results) {
+        if (row == null) {
+            return;
+        }
+        for (String impl : impls) {
+            if (!Subject.available(impl)) {
+                row.unavailable.add(impl);
+                continue;
+            }
+            double count = 0;
+            for (Map.Entry<String, List<Map<String, String>>> e : results.getOrDefault(impl, Map.of()).entrySet()) {
+                if (e.getKey().endsWith("/all")) { // every timer of a part is in its band "all"
+                    for (Map<String, String> r : e.getValue()) {
+                        double n = ChildJvm.number(r, metric);
+                        count += Double.isNaN(n) ? 0 : n;
+                    }
+                }
+            }
+            row.put(impl, count);
         }
     }
 

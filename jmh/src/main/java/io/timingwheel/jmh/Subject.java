@@ -246,9 +246,9 @@ abstract class Subject implements AutoCloseable {
     }
 
     /**
-     * A plain {@link ScheduledExecutorService}: TimingWheelExecutor, the ForkJoinPool, and (through {@link Jdk}) STPE.
-     * Nothing here asks what class the executor is: TimingWheelExecutor is to extend STPE, and STPE's own shortcut
-     * must not apply to it.
+     * A plain {@link ScheduledExecutorService}: the ForkJoinPool, and (through {@link Jdk} and {@link TimingWheel})
+     * STPE and TimingWheelExecutor. Its calls never ask what class the executor is: TimingWheelExecutor extends STPE,
+     * and STPE's own shortcut must not apply to it; only the barrier differs per subclass.
      */
     static class Executor extends Subject {
         final ScheduledExecutorService executor;
