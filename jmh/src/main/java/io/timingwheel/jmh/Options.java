@@ -43,7 +43,7 @@ final class Options {
             "  --curve         only the pending-count curve and its chart (docs/schedule-vs-pending.png)",
             "  --workers       only the worker-count table: firing rate with 1, 4, 16 workers (STPE, ForkJoinPool, TW),",
             "                  and the lateness of a burst and of tasks due at once among firing timers with 1 and 16",
-            "                  workers (STPE, TW) (~4 min per round on 16 cores)",
+            "                  workers (STPE, TW) (~70 s per round on 16 cores)",
             "  --scale         only the producer-count scaling: schedule (fixed 1 h) and cancel + schedule among",
             "                  1 000 000 pending, at 1, 2, 4, 8, 16 producers (at most the core count), producer-side",
             "                  and sustained; table, CSV and chart (docs/scaling.*) (~10 min on 16 cores)",
