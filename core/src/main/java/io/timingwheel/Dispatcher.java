@@ -85,7 +85,8 @@ abstract class Dispatcher {
      * Takes a task that came straight from its producer or from its last run: due now, or due within
      * {@link #straightReachNanos()}.
      *
-     * @return false if closed: the caller takes the task back
+     * @return false if closed, also if it closed as the task arrived (then the task is refused here): the caller
+     *     takes the task back and asks for the termination decision again
      */
     abstract boolean dispatch(ScheduledTask<?> task);
 

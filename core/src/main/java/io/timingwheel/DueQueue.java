@@ -20,18 +20,20 @@ import java.util.function.Predicate;
  *
  * <p>Two lanes, one per source, and the queue's head is the earlier of their heads (the master's on a tie). The
  * master's lane is an array in deadline order: its batches are sorted and follow one another, so adding is an append,
- * O(1) (a task it was handed late goes in by a binary search and an array copy). The straight lane is a binary heap
- * ordered by deadline, then by arrival: tasks due soon come in any order, and a heap takes each in O(log n), where an
- * array would copy the tail. Taking is O(1) from the master's lane, O(log n) from the heap.
+ * O(1) (a task it was handed late goes in by a binary search and an array copy). The straight lane is ordered by
+ * deadline, then by arrival, in two parts ({@link Straight}): a run of tasks that came in deadline order (tasks due at
+ * once, in the order they came, or a producer's timers with growing delays), appended and taken in O(1), and a binary
+ * heap for those that came out of order (timers due soon, in any order), O(log n) each, where an array would copy the
+ * tail.
  */
 final class DueQueue {
     private final Lane fromMaster = new Lane();
-    private final Heap straight = new Heap();
+    private final Straight straight = new Straight();
 
     /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
     void add(ScheduledTask<?> task, boolean byMaster) {
         if (byMaster) {
-            fromMaster.add(task);
+            fromMaster.add(task, 0);
         } else {
             straight.add(task);
         }
@@ -103,23 +105,99 @@ final class DueQueue {
     }
 
     /**
-     * A binary heap of tasks ordered by deadline, then by arrival (a sequence number), in parallel arrays: the keys
-     * of a node are read without touching its task.
+     * The tasks that came straight, ordered by deadline, then by arrival (a sequence number): a run of those that came
+     * in that order, and a heap of the others. A task whose deadline is not before the run's last one extends the run;
+     * the first task is the earlier of the two heads.
+     */
+    private static final class Straight {
+        private final Lane run = new Lane();
+        private final Heap heap = new Heap();
+        private long nextArrival;
+
+        void add(ScheduledTask<?> task) {
+            long arrival = nextArrival++;
+            if (run.isEmpty() || task.deadline >= run.tailDeadline()) {
+                run.add(task, arrival);
+            } else {
+                heap.add(task, arrival);
+            }
+        }
+
+        /** @return whether the first task is the heap's; one of the two holds a task */
+        private boolean heapFirst() {
+            return run.isEmpty() || (!heap.isEmpty() && (heap.headDeadline() < run.headDeadline()
+                    || (heap.headDeadline() == run.headDeadline() && heap.headArrival() < run.headArrival())));
+        }
+
+        boolean isEmpty() {
+            return run.isEmpty() && heap.isEmpty();
+        }
+
+        int size() {
+            return run.size() + heap.size();
+        }
+
+        ScheduledTask<?> head() {
+            return heapFirst() ? heap.head() : run.head();
+        }
+
+        long headDeadline() {
+            return heapFirst() ? heap.headDeadline() : run.headDeadline();
+        }
+
+        ScheduledTask<?> poll() {
+            return heapFirst() ? heap.poll() : run.poll();
+        }
+
+        boolean hasPending() {
+            return run.hasPending() || heap.hasPending();
+        }
+
+        void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
+            run.removeIf(filter, removed);
+            heap.removeIf(filter, removed);
+        }
+
+        /** Copies the pending tasks into {@code sink}, in order: takes them out of a copy, leaving this as it is. */
+        void copyPendingTo(List<ScheduledTask<?>> sink) {
+            Straight copy = new Straight();
+            run.copyTo(copy.run);
+            heap.copyTo(copy.heap);
+            while (!copy.isEmpty()) {
+                ScheduledTask<?> task = copy.poll();
+                if (task.isPending()) {
+                    sink.add(task);
+                }
+            }
+        }
+
+        int waitingCount() {
+            return run.waitingCount() + heap.waitingCount();
+        }
+
+        void clear() {
+            run.clear();
+            heap.clear();
+        }
+    }
+
+    /**
+     * A binary heap of tasks ordered by deadline, then by arrival, in parallel arrays: the keys of a node are read
+     * without touching its task.
      */
     private static final class Heap {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
         private long[] deadlines = new long[16];
         private long[] arrivals = new long[16];
         private int size;
-        private long nextArrival;
 
-        void add(ScheduledTask<?> task) {
+        void add(ScheduledTask<?> task, long arrival) {
             if (size == tasks.length) {
                 tasks = Arrays.copyOf(tasks, size * 2);
                 deadlines = Arrays.copyOf(deadlines, size * 2);
                 arrivals = Arrays.copyOf(arrivals, size * 2);
             }
-            siftUp(size++, task, task.deadline, nextArrival++);
+            siftUp(size++, task, task.deadline, arrival);
         }
 
         /** @return whether node {@code i} comes before node {@code j} */
@@ -191,6 +269,10 @@ final class DueQueue {
             return deadlines[0];
         }
 
+        long headArrival() {
+            return arrivals[0];
+        }
+
         ScheduledTask<?> poll() {
             ScheduledTask<?> first = tasks[0];
             int last = --size;
@@ -229,18 +311,12 @@ final class DueQueue {
             }
         }
 
-        /** Copies the pending tasks into {@code sink}, in order (a sorted copy; the heap is left as it is). */
-        void copyPendingTo(List<ScheduledTask<?>> sink) {
-            Integer[] order = new Integer[size];
-            for (int i = 0; i < size; i++) {
-                order[i] = i;
-            }
-            Arrays.sort(order, (a, b) -> a.equals(b) ? 0 : before(a, b) ? -1 : 1);
-            for (int i : order) {
-                if (tasks[i].isPending()) {
-                    sink.add(tasks[i]);
-                }
-            }
+        /** Makes {@code target}, an empty heap, a copy of this one. */
+        void copyTo(Heap target) {
+            target.tasks = Arrays.copyOf(tasks, Math.max(16, size));
+            target.deadlines = Arrays.copyOf(deadlines, Math.max(16, size));
+            target.arrivals = Arrays.copyOf(arrivals, Math.max(16, size));
+            target.size = size;
         }
 
         int waitingCount() {
@@ -259,14 +335,18 @@ final class DueQueue {
         }
     }
 
-    /** One source's tasks, in deadline order, ties in arrival order: {@code tasks[head..tail)}. */
+    /**
+     * Tasks in deadline order, ties in the order they were added: {@code tasks[head..tail)}, each with a sequence
+     * number of its caller's (the straight run's arrival; the master's lane, whose ties keep their place, gives 0).
+     */
     private static final class Lane {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
         private long[] deadlines = new long[16];
+        private long[] arrivals = new long[16];
         private int head;
         private int tail;
 
-        void add(ScheduledTask<?> task) {
+        void add(ScheduledTask<?> task, long arrival) {
             long deadline = task.deadline;
             if (tail == tasks.length) {
                 makeRoom();
@@ -276,9 +356,11 @@ final class DueQueue {
                 at = firstAfter(deadline);
                 System.arraycopy(tasks, at, tasks, at + 1, tail - at);
                 System.arraycopy(deadlines, at, deadlines, at + 1, tail - at);
+                System.arraycopy(arrivals, at, arrivals, at + 1, tail - at);
             }
             tasks[at] = task;
             deadlines[at] = deadline;
+            arrivals[at] = arrival;
             tail++;
         }
 
@@ -303,10 +385,12 @@ final class DueQueue {
             if (size * 2 > tasks.length) {
                 tasks = Arrays.copyOf(tasks, tasks.length * 2);
                 deadlines = Arrays.copyOf(deadlines, deadlines.length * 2);
+                arrivals = Arrays.copyOf(arrivals, arrivals.length * 2);
             }
             if (head > 0) {
                 System.arraycopy(tasks, head, tasks, 0, size);
                 System.arraycopy(deadlines, head, deadlines, 0, size);
+                System.arraycopy(arrivals, head, arrivals, 0, size);
                 Arrays.fill(tasks, size, tail, null);
                 head = 0;
                 tail = size;
@@ -327,6 +411,25 @@ final class DueQueue {
 
         long headDeadline() {
             return deadlines[head];
+        }
+
+        long headArrival() {
+            return arrivals[head];
+        }
+
+        /** @return the last task's deadline; the lane is not empty */
+        long tailDeadline() {
+            return deadlines[tail - 1];
+        }
+
+        /** Makes {@code target}, an empty lane, a copy of this one. */
+        void copyTo(Lane target) {
+            int size = Math.max(16, tail - head);
+            target.tasks = Arrays.copyOfRange(tasks, head, head + size);
+            target.deadlines = Arrays.copyOfRange(deadlines, head, head + size);
+            target.arrivals = Arrays.copyOfRange(arrivals, head, head + size);
+            target.head = 0;
+            target.tail = tail - head;
         }
 
         ScheduledTask<?> poll() {
@@ -357,6 +460,7 @@ final class DueQueue {
                 } else {
                     tasks[kept] = task;
                     deadlines[kept] = deadlines[i];
+                    arrivals[kept] = arrivals[i];
                     kept++;
                 }
             }

@@ -111,7 +111,10 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             master.submit(task);
         } else if (!dispatcher.dispatch(task)) {
             releasePlace();
-            return refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
+            refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
+            // A dispatcher that closed as the task arrived may have found it there and stayed open: ask again.
+            lifecycle.requestDecision(dispatcher, master);
+            return Refusal.SHUT_DOWN;
         }
         if (!lifecycle.isRunning()) { // published as the executor shut down: see Lifecycle, note 1
             boolean takenBack = false;

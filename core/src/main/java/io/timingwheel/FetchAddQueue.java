@@ -91,21 +91,22 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     /** Removes and returns the oldest node, or null if there is none or the oldest is still being written. */
     @SuppressWarnings("unchecked") // only offer() writes slots, and it takes an E
     E poll() {
-        Chunk chunk = head;
         int index = headIndex;
         if (index == CHUNK_SIZE) {
-            Chunk next = chunk.next;
+            Chunk next = head.next;
             if (next == null) {
                 return null;
             }
-            head = chunk = next; // the consumed chunk is garbage now
+            head = next; // the consumed chunk is garbage now
+            headSlots = next.slots;
             headIndex = index = 0;
         }
-        E node = (E) SLOT.getAcquire(chunk.slots, index);
+        Object[] slots = headSlots; // not head.slots: the producers' claims write the chunk's line
+        E node = (E) SLOT.getAcquire(slots, index);
         if (node == null) {
             return null;
         }
-        chunk.slots[index] = null; // the queue must not keep what it delivered alive
+        slots[index] = null; // the queue must not keep what it delivered alive
         headIndex = index + 1;
         return node;
     }
@@ -179,6 +180,9 @@ abstract class FetchAddQueueHead extends FetchAddQueuePad1 {
     /** The chunk the consumer reads; consumer only. */
     FetchAddQueue.Chunk head;
 
+    /** The slots of {@code head}, read without touching the chunk, whose claim count the producers write; consumer only. */
+    Object[] headSlots;
+
     /** The next slot to read in {@code head}; consumer only. */
     int headIndex;
 
@@ -186,6 +190,7 @@ abstract class FetchAddQueueHead extends FetchAddQueuePad1 {
 
     FetchAddQueueHead(FetchAddQueue.Chunk first) {
         this.head = first;
+        this.headSlots = first.slots;
         this.tail = first;
     }
 }

@@ -286,9 +286,12 @@ abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
 
     // -- ownership changes that are not runs ------------------------------------------------------------------------
 
-    /** NEW to REJECTED: the executor did not accept the task (it was never published) and hands it to the handler. */
-    final void markRejected() {
-        STATE.compareAndSet(this, NEW, REJECTED);
+    /**
+     * NEW to REJECTED: the executor did not accept the task (it was never published, or its dispatcher closed as it
+     * arrived) and hands it to the handler. @return false if it was not NEW (a worker took it first: it was accepted)
+     */
+    final boolean markRejected() {
+        return STATE.compareAndSet(this, NEW, REJECTED);
     }
 
     /**

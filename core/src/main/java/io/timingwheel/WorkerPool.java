@@ -36,6 +36,13 @@ import java.util.function.Supplier;
  * are pending, as the JDK's does. A worker whose thread dies (a hook threw) is replaced; if the thread factory fails,
  * the next dispatch tries again and tasks wait, never lost.
  *
+ * <p><b>Arrivals.</b> A task that comes straight (due at once or soon, or re-armed) is not queued under the lock: its
+ * publisher appends it to a lock-free queue of arrivals, and whoever holds the lock next moves the arrivals into the
+ * queue, in the order they came; every hold that reads the queue starts so. The publisher takes the lock only to wake
+ * a worker: when one waits and no wake-up is already on its way (a signalled worker moves in all that arrived before
+ * it got the lock). So tasks due at once from a producer that outpaces the workers cost it no lock, and the workers
+ * one hold of an uncontended lock per task (the JDK's producers and workers take one lock per task each).
+ *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
  */
@@ -56,6 +63,12 @@ final class WorkerPool extends Dispatcher {
      */
     static final long STRAIGHT_REACH_NANOS = 50_000_000;
 
+    /** How long a worker lets go of the lock when an arrival is still being written (see {@link #enterWait}). */
+    private static final long ARRIVAL_GAP_WAIT_NANOS = 50_000;
+
+    /** How many times a worker looks again for an arrival still being written before it lets go of the lock. */
+    private static final int ARRIVAL_GAP_SPINS = 256;
+
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
@@ -64,19 +77,32 @@ final class WorkerPool extends Dispatcher {
     private final HashSet<Worker> workers = new HashSet<>();
     private final DueQueue due = new DueQueue();
 
-    /** Workers waiting on {@code workAvailable}, for work, for a deadline or for the gate. */
-    private int waitingWorkers;
+    /**
+     * Tasks that came straight from their publishers and are not in {@link #due} yet: whoever holds the lock next moves
+     * them in ({@link #absorbArrivals}). The lock holder is the one consumer.
+     */
+    private final FetchAddQueue<ScheduledTask<?>> arrivals = new FetchAddQueue<>();
+
+    /**
+     * Workers waiting on {@code workAvailable}, for work, for a deadline or for the gate; written under the lock, read
+     * by publishers without it.
+     */
+    private volatile int waitingWorkers;
+
+    /**
+     * Set when a worker is signalled, cleared by a worker that holds the lock before it looks at the arrivals: while
+     * set, a worker is on its way to the lock and will move in what arrives, so a publisher need not take the lock.
+     */
+    private volatile boolean wakeUpPending;
 
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
 
-    private int active;
-    private int largest;
-    private long completed;
-    private long failed;
+    /** The counts of runs, written by the workers at every run: on cache lines of their own, see {@link RunCounts}. */
+    private final RunCounts runs = new RunCounts();
 
-    /** Set by the termination decision: nothing is taken or started any more, workers leave. */
-    private boolean closed;
+    /** Set by the termination decision: nothing is taken or started any more, workers leave. Read without the lock. */
+    private volatile boolean closed;
 
     /** The lateness of runs by workers that have left. */
     private final long[] retiredLateness = new long[LatenessHistogram.BUCKETS];
@@ -101,22 +127,65 @@ final class WorkerPool extends Dispatcher {
         return STRAIGHT_REACH_NANOS;
     }
 
+    /**
+     * Queues the task in the arrivals without the lock; the next holder of the lock moves it into the queue. The lock
+     * is taken only to wake a waiting worker, once per wake-up (see "Arrivals" in the class comment).
+     */
     @Override
     boolean dispatch(ScheduledTask<?> task) {
-        int dueNow = task.deadline <= host.now() ? 1 : 0; // the clock is read before the lock, not under it
-        lock.lock();
-        try {
-            if (closed) {
-                return false;
+        if (closed) {
+            return false;
+        }
+        arrivals.offer(task); // its claim, an atomic add, comes before the reads below: see enterWait and close
+        if (closed) {
+            // The pool closed as the task arrived, and close() may not have seen the claim: the task is refused, unless
+            // close() saw it, opened the pool again and a worker took it first.
+            return !task.markRejected();
+        }
+        if (waitingWorkers > 0 && !wakeUpPending) {
+            lock.lock();
+            try {
+                absorbArrivals(); // wakes workers for what it moved in
+            } finally {
+                lock.unlock();
             }
-            boolean newHead = due.isEmpty() || task.deadline < due.peekDeadline();
-            due.add(task, false);
-            wakeFor(dueNow, newHead);
-        } finally {
-            lock.unlock();
         }
         prestart();
         return true;
+    }
+
+    /**
+     * Moves the arrivals into the queue and wakes waiting workers for them, as a hand-over does; the lock is held.
+     * Stops at a slot still being written (see {@link #enterWait}). In a closed
+     * pool only tasks their publishers refused can arrive (see {@link #close}); what is pending is cancelled, never left.
+     *
+     * @return how many tasks it moved
+     */
+    private int absorbArrivals() {
+        ScheduledTask<?> task = arrivals.poll();
+        if (task == null) {
+            return 0;
+        }
+        long now = host.now();
+        int moved = 0;
+        int dueNow = 0;
+        boolean newHead = false;
+        do {
+            moved++;
+            if (closed) {
+                task.cancelIfPending();
+                continue;
+            }
+            newHead |= due.isEmpty() || task.deadline < due.peekDeadline();
+            due.add(task, false);
+            if (task.deadline <= now) {
+                dueNow++;
+            }
+        } while ((task = arrivals.poll()) != null);
+        if (!closed) {
+            wakeFor(dueNow, newHead);
+        }
+        return moved;
     }
 
     /**
@@ -188,6 +257,9 @@ final class WorkerPool extends Dispatcher {
             leader = null;
             signals = Math.max(signals, Math.min(1, waitingWorkers));
         }
+        if (signals > 0) {
+            wakeUpPending = true;
+        }
         for (int i = signals; i > 0; i--) {
             workAvailable.signal();
         }
@@ -213,7 +285,7 @@ final class WorkerPool extends Dispatcher {
             if (task != null || closed) {
                 return task;
             }
-            lastRunAfterShutdown = ranOne && active == 0 && host.isShutdown();
+            lastRunAfterShutdown = ranOne && runs.active == 0 && host.isShutdown();
             if (!lastRunAfterShutdown) {
                 return waitFor(worker);
             }
@@ -230,10 +302,10 @@ final class WorkerPool extends Dispatcher {
     }
 
     private void bookRun(boolean runFailed) {
-        active--;
-        completed++;
+        runs.active--;
+        runs.completed++;
         if (runFailed) {
-            failed++;
+            runs.failed++;
         }
     }
 
@@ -247,6 +319,10 @@ final class WorkerPool extends Dispatcher {
             retire(worker);
             return null;
         }
+        if (wakeUpPending) {
+            wakeUpPending = false; // before the look at the arrivals: see the field
+        }
+        absorbArrivals();
         // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
         // returned.
         if (host.isStopping() || due.isEmpty()) {
@@ -265,7 +341,7 @@ final class WorkerPool extends Dispatcher {
             return null;
         }
         due.poll();
-        active++;
+        runs.active++;
         worker.direct = runner.runsDirectly(task);
         worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
         if (leader == null && waitingWorkers > 0 && !due.isEmpty()) {
@@ -303,11 +379,12 @@ final class WorkerPool extends Dispatcher {
             boolean mayRetire = allowCoreThreadTimeOut || workerCount > corePoolSize;
             if (!mayRetire) {
                 retireAt = 0;
-                waitingWorkers++;
-                try {
-                    workAvailable.awaitUninterruptibly();
-                } finally {
-                    waitingWorkers--;
+                if (enterWait()) {
+                    try {
+                        workAvailable.awaitUninterruptibly();
+                    } finally {
+                        waitingWorkers--;
+                    }
                 }
                 continue;
             }
@@ -321,21 +398,54 @@ final class WorkerPool extends Dispatcher {
                 }
                 retireAt = now + Math.max(1, keepAliveNanos); // the last one stays while timers are pending
             }
-            waitingWorkers++;
-            try {
-                workAvailable.awaitNanos(retireAt - now);
-            } catch (InterruptedException e) {
-                // shutdownNow interrupts every worker; an idle one just looks again
-            } finally {
-                waitingWorkers--;
+            if (enterWait()) {
+                try {
+                    workAvailable.awaitNanos(retireAt - now);
+                } catch (InterruptedException e) {
+                    // shutdownNow interrupts every worker; an idle one just looks again
+                } finally {
+                    waitingWorkers--;
+                }
             }
         }
     }
 
+    /**
+     * Counts the worker as waiting, then looks at the arrivals once more; the lock is held. A publisher claims its
+     * place in the arrivals (an atomic add), then reads the count; the worker raises the count, then reads the claims
+     * (all sequentially consistent): so either the worker sees the claim, or the publisher sees the count and takes
+     * the lock to wake a worker. A claim whose task is still being written cannot be moved in yet: the worker
+     * spins a moment (the publisher is between its claim and its write), and if the publisher was preempted there,
+     * lets go of the lock for {@value #ARRIVAL_GAP_WAIT_NANOS} ns, not counted as waiting, and looks again.
+     *
+     * @return true if the worker may wait (the caller lowers the count after); false if tasks arrived: the count is
+     *     lowered again and the worker looks at the queue once more
+     */
+    private boolean enterWait() {
+        if (registerWaiting()) {
+            return true;
+        }
+        int moved = absorbArrivals();
+        for (int spins = ARRIVAL_GAP_SPINS; moved == 0 && spins > 0; spins--) {
+            Thread.onSpinWait(); // the publisher is between its claim and its write, a few instructions
+            moved = absorbArrivals();
+        }
+        if (moved == 0) {
+            try {
+                workAvailable.awaitNanos(ARRIVAL_GAP_WAIT_NANOS);
+            } catch (InterruptedException e) {
+                // shutdownNow interrupts every worker; a waiting one just looks again
+            }
+        }
+        return false;
+    }
+
     /** Leads the wait for the first task's deadline, {@code nanos} from now; the lock is held. */
     private void awaitDeadline(Worker worker, long nanos) {
+        if (!enterWait()) {
+            return;
+        }
         leader = worker;
-        waitingWorkers++;
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
@@ -351,15 +461,49 @@ final class WorkerPool extends Dispatcher {
     /** Waits for the master to open the gate for {@code deadline}; the lock is held. */
     private void awaitGate(long deadline) {
         boolean open = gate.enterWait(deadline);
-        waitingWorkers++;
         try {
-            if (!open) {
-                workAvailable.awaitUninterruptibly();
+            if (!open && enterWait()) {
+                try {
+                    workAvailable.awaitUninterruptibly();
+                } finally {
+                    waitingWorkers--;
+                }
             }
         } finally {
-            waitingWorkers--;
             gate.leaveWait();
         }
+    }
+
+    /**
+     * The race step of {@link #enterWait}: raises the count of waiting workers, then reads the arrivals' claims; the
+     * lock is held. @return true if there were none (the worker may wait; the count stays raised), false if there were
+     * (the count is lowered again)
+     */
+    private boolean registerWaiting() {
+        waitingWorkers++;
+        if (arrivals.isEmpty()) {
+            return true;
+        }
+        waitingWorkers--;
+        return false;
+    }
+
+    /**
+     * For the jcstress test of the arrivals against a worker's wait: the worker's step up to its wait, under the
+     * lock. @return true if it would wait
+     */
+    boolean registerWaitingForStress() {
+        lock.lock();
+        try {
+            return registerWaiting();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For the same test: whether a signalled worker is on its way, that is, a publisher woke one. */
+    boolean wakeUpPendingForStress() {
+        return wakeUpPending;
     }
 
     // -- threads ----------------------------------------------------------------------------------------------------
@@ -451,7 +595,7 @@ final class WorkerPool extends Dispatcher {
                 workers.remove(worker);
                 throw t;
             }
-            largest = Math.max(largest, workers.size());
+            runs.largest = Math.max(runs.largest, workers.size());
             return true;
         } finally {
             lock.unlock();
@@ -489,17 +633,17 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     int largestPoolSize() {
-        return locked(() -> largest);
+        return locked(() -> runs.largest);
     }
 
     @Override
     int activeCount() {
-        return locked(() -> active);
+        return locked(() -> runs.active);
     }
 
     @Override
     long completedCount() {
-        return locked(() -> completed);
+        return locked(() -> runs.completed);
     }
 
     /** Reads pool state under the lock (the management getters: rare, so the boxing does not matter). */
@@ -520,7 +664,7 @@ final class WorkerPool extends Dispatcher {
             for (Worker w : workers) {
                 w.lateness.addTo(lateness);
             }
-            return new Figures(active, completed, failed, lateness);
+            return new Figures(runs.active, runs.completed, runs.failed, lateness);
         } finally {
             lock.unlock();
         }
@@ -535,6 +679,7 @@ final class WorkerPool extends Dispatcher {
         }
         lock.lock();
         try {
+            absorbArrivals();
             return !due.isEmpty() && workerCount == 0 && !closed;
         } finally {
             lock.unlock();
@@ -546,6 +691,7 @@ final class WorkerPool extends Dispatcher {
         List<ScheduledTask<?>> dropped = new ArrayList<>();
         lock.lock();
         try {
+            absorbArrivals();
             due.removeIf(task -> !host.keptAfterShutdown(task), dropped::add);
         } finally {
             lock.unlock();
@@ -559,6 +705,7 @@ final class WorkerPool extends Dispatcher {
     void drainUnstartedTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
+            absorbArrivals();
             for (ScheduledTask<?> task; (task = due.poll()) != null; ) {
                 if (task.markReturned()) {
                     sink.add(task);
@@ -574,6 +721,7 @@ final class WorkerPool extends Dispatcher {
         int taken = 0;
         lock.lock();
         try {
+            absorbArrivals();
             long now = host.now();
             while (taken < max && !due.isEmpty() && due.peekDeadline() <= now) {
                 ScheduledTask<?> task = due.poll();
@@ -592,6 +740,7 @@ final class WorkerPool extends Dispatcher {
     void copyWaitingTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
+            absorbArrivals();
             due.copyPendingTo(sink);
         } finally {
             lock.unlock();
@@ -602,6 +751,7 @@ final class WorkerPool extends Dispatcher {
     long firstWaitingDeadline() {
         lock.lock();
         try {
+            absorbArrivals();
             return due.isEmpty() ? TimingWheel.NONE : due.peekDeadline();
         } finally {
             lock.unlock();
@@ -612,6 +762,7 @@ final class WorkerPool extends Dispatcher {
     int waitingCount() {
         lock.lock();
         try {
+            absorbArrivals();
             return due.waitingCount();
         } finally {
             lock.unlock();
@@ -642,13 +793,21 @@ final class WorkerPool extends Dispatcher {
     Closing close(BooleanSupplier masterStillEmpty) {
         lock.lock();
         try {
+            absorbArrivals();
             if (closed) {
                 return Closing.ALREADY_CLOSED;
             }
-            if (active != 0 || due.hasPending() || !masterStillEmpty.getAsBoolean()) {
+            if (runs.active != 0 || due.hasPending() || !masterStillEmpty.getAsBoolean()) {
                 return Closing.BUSY;
             }
             closed = true;
+            if (!arrivals.isEmpty()) {
+                // A publisher claimed a place since the look above and may not see closed: its task was accepted.
+                // (Claim, then read closed; write closed, then read the claims: one of the two sees the other.) It asks
+                // for the decision again once it has found the executor shut down (ExecutorCore.accept).
+                closed = false;
+                return Closing.BUSY;
+            }
             due.clear(); // what is left are stragglers that left NEW: taken back, cancelled, returned
             workAvailable.signalAll(); // the waiting workers leave now
             return workers.isEmpty() ? Closing.NO_THREADS_LEFT : Closing.THREADS_LEAVING;
@@ -709,5 +868,23 @@ final class WorkerPool extends Dispatcher {
             runner.run(task, direct, thread, lateness);
             return task.isFailed();
         }
+    }
+
+    /**
+     * The pool's counts of runs, guarded by its lock. A worker writes them at every run; publishers read the pool's
+     * other fields (closed, the waiting workers, the worker count) at every task without the lock, so these live on
+     * cache lines of their own: beside them, each run would take those fields' line from the publishers' cores.
+     */
+    private static final class RunCounts extends RunCountsPadding {
+        int active;
+        int largest;
+        long completed;
+        long failed;
+        long q0, q1, q2, q3, q4, q5, q6, q7;
+    }
+
+    /** Padding before the counts (a superclass's fields come first). */
+    private abstract static class RunCountsPadding {
+        long p0, p1, p2, p3, p4, p5, p6, p7;
     }
 }

@@ -39,8 +39,10 @@
  *   <li>{@code schedule} (any thread) checks its arguments, allocates one object, the task ({@code ScheduledTask}: it
  *       is the returned future, the inbox message and the wheel node), reads the clock and calls
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
- *       task due at once, or within 50 ms (the pool's straight reach), goes straight to the dispatcher: the workers'
- *       queue, where the worker that leads waits for its deadline, as the JDK's does. Otherwise the task is offered
+ *       task due at once, or within 50 ms (the pool's straight reach), goes straight to the dispatcher: it is
+ *       appended to the pool's arrivals (a {@code FetchAddQueue}, no lock), which the next holder of the pool's lock
+ *       moves into the workers' queue, where the worker that leads waits for its deadline, as the JDK's does; the
+ *       producer takes the lock only to wake a waiting worker. Otherwise the task is offered
  *       to the master's inbox ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer
  *       threads, so that producers on different cores do not contend for one cache line; an offer is one atomic add
  *       and a store into an array slot, no lock; an array chunk per thousand offers). Only if it is due before the
@@ -64,7 +66,7 @@
  *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
  *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
  *   <li>The workers' queue, the worker set, the leader, the counts and whether the pool is closed: the pool's
- *       lock.</li>
+ *       lock (its holder is also the one consumer of the arrivals).</li>
  *   <li>The order gate and the master's sleep: one immutable state in {@code OrderGate}, replaced by CAS.</li>
  *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in {@code Lifecycle}; it only
  *       grows.</li>
@@ -118,9 +120,10 @@
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every
  * producer and worker contends for that lock. Here a schedule is an allocation and an atomic add; the master does
  * the O(1) wheel insertion; a cancel is a CAS, plus posting the task to the master if it is in the wheel; the
- * master's work per turn is proportional to what it drains and what expires. Only timers due within the straight
- * reach (50 ms) take the workers' lock and an O(log n) heap, as the JDK's do: they are few among many pending timers,
- * and they must not wait for the master.
+ * master's work per turn is proportional to what it drains and what expires. Timers due within the straight reach
+ * (50 ms) go to the workers without the master: an atomic add into the arrivals, then, in a worker, an append to a
+ * run of tasks in deadline order (tasks due at once) or an O(log n) heap (timers due soon, out of order), as the
+ * JDK's take; they are few among many pending timers, and they must not wait for the master.
  *
  * <h3>What it is built for, and what it gives up</h3>
  * Many timers that mostly never fire (timeouts, leases, retries) and are cancelled by other threads than the ones
