@@ -123,7 +123,11 @@ final class DueQueue {
             }
         }
 
-        /** @return whether the first task is the heap's; one of the two holds a task */
+        /**
+         * @return whether the first task is the heap's; one of the two holds a task. (On equal deadlines the run's
+         *     arrived first: a task goes to the heap only while the run ends with a later deadline, which stays in the
+         *     run until the heap's task is taken. The arrivals are compared all the same.)
+         */
         private boolean heapFirst() {
             return run.isEmpty() || (!heap.isEmpty() && (heap.headDeadline() < run.headDeadline()
                     || (heap.headDeadline() == run.headDeadline() && heap.headArrival() < run.headArrival())));

@@ -96,6 +96,45 @@ class DueQueueTest {
         }
     }
 
+    /**
+     * Straight tasks that mostly come in deadline order (tasks due at once), with stragglers due earlier and many ties:
+     * the in-order run and the heap each hold some, and ties between them go by arrival; the copy lists the same order.
+     */
+    @Test
+    void straightTasksInAndOutOfOrderKeepTheArrivalOrderOnTies() {
+        Random random = new Random(29);
+        for (int round = 0; round < 50; round++) {
+            DueQueue queue = new DueQueue();
+            List<Entry> model = new ArrayList<>();
+            int count = 1 + random.nextInt(400);
+            for (int i = 0; i < count; i++) {
+                boolean byMaster = random.nextInt(8) == 0;
+                long inOrder = i / 4;
+                long deadline = random.nextInt(5) == 0 ? Math.max(0, inOrder - random.nextInt(6)) : inOrder;
+                Entry entry = new Entry(task(byMaster ? inOrder : deadline), byMaster, i);
+                model.add(entry);
+                queue.add(entry.task, byMaster);
+                if (random.nextInt(3) == 0) { // a worker takes one: the run may empty and start again
+                    Entry first = model.stream().min(ORDER).orElseThrow();
+                    model.remove(first);
+                    assertSame(first.task, queue.poll(), "interleaved, round " + round + ", after " + i);
+                }
+            }
+            model.sort(ORDER);
+            List<ScheduledTask<?>> copy = new ArrayList<>();
+            queue.copyPendingTo(copy);
+            assertEquals(model.size(), copy.size());
+            assertEquals(model.size(), queue.size());
+            for (int i = 0; i < model.size(); i++) {
+                assertSame(model.get(i).task, copy.get(i), "copy, round " + round + ", place " + i);
+            }
+            for (Entry expected : model) {
+                assertSame(expected.task, queue.poll(), "round " + round);
+            }
+            assertTrue(queue.isEmpty());
+        }
+    }
+
     /** Adding and taking interleaved keep the order (the heap's sifting under both). */
     @Test
     void interleavedAddsAndPollsKeepTheOrder() {
