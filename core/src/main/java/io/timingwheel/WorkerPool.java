@@ -329,7 +329,10 @@ final class WorkerPool extends Dispatcher {
             return null;
         }
         long deadline = due.peekDeadline();
-        if (deadline > host.now() || !gate.isOpenFor(deadline)) {
+        if (deadline > worker.timeSeen && deadline > (worker.timeSeen = host.now())) {
+            return null; // not due: the clock is read only when the time the worker saw last does not settle it
+        }
+        if (!gate.isOpenFor(deadline)) {
             return null;
         }
         ScheduledTask<?> task = due.peek();
@@ -819,6 +822,12 @@ final class WorkerPool extends Dispatcher {
     /** A worker thread's loop: take a task, run it, until the pool no longer needs the thread. */
     private final class Worker implements Runnable {
         Thread thread;
+
+        /**
+         * The executor's time as this worker read it last: a task due by then is due now (the clock never goes back),
+         * so a worker with a backlog of due tasks reads the clock once per task it cannot settle so, not once per task.
+         */
+        long timeSeen = Long.MIN_VALUE;
 
         /** Whether the task that {@code next} returned last was claimed for this thread. */
         boolean claimed;
