@@ -884,15 +884,19 @@ final class WorkerPool extends Dispatcher {
      * other fields (closed, the waiting workers, the worker count) at every task without the lock, so these live on
      * cache lines of their own: beside them, each run would take those fields' line from the publishers' cores.
      */
-    private static final class RunCounts extends RunCountsPadding {
+    private static final class RunCounts extends RunCountsFields {
+        long q0, q1, q2, q3, q4, q5, q6, q7; // after the counts: a subclass's fields come after its superclass's
+    }
+
+    /** The counts themselves, between the two paddings (within one class the JVM orders fields by size). */
+    private abstract static class RunCountsFields extends RunCountsPadding {
         int active;
         int largest;
         long completed;
         long failed;
-        long q0, q1, q2, q3, q4, q5, q6, q7;
     }
 
-    /** Padding before the counts (a superclass's fields come first). */
+    /** Padding before the counts. */
     private abstract static class RunCountsPadding {
         long p0, p1, p2, p3, p4, p5, p6, p7;
     }
