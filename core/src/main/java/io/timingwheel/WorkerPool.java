@@ -396,8 +396,14 @@ final class WorkerPool extends Dispatcher {
                 retireAt = now + Math.max(1, keepAliveNanos);
             } else if (now - retireAt >= 0) {
                 if (workerCount > 1 || (!host.timersPending() && due.isEmpty())) {
-                    retire(worker);
-                    return null;
+                    // Counted as waiting while it leaves (see enterWait): a task that arrived since the look above is
+                    // seen here, or its publisher takes the lock once this worker is gone and starts another.
+                    if (enterWait()) {
+                        retire(worker);
+                        waitingWorkers--;
+                        return null;
+                    }
+                    continue;
                 }
                 retireAt = now + Math.max(1, keepAliveNanos); // the last one stays while timers are pending
             }
