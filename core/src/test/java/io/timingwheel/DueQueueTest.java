@@ -20,38 +20,7 @@ import org.junit.jupiter.api.Test;
 class DueQueueTest {
 
     /** A task host that lets every task run; nothing here runs one. */
-    private static final TaskHost HOST = new TaskHost() {
-        @Override
-        public long now() {
-            return 0;
-        }
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean skipsMissedRuns() {
-            return false;
-        }
-
-        @Override
-        public void leftPending(ScheduledTask<?> task) {
-        }
-
-        @Override
-        public void cancelled(ScheduledTask<?> task, boolean wasPending) {
-        }
-
-        @Override
-        public void rearm(ScheduledTask<?> task) {
-        }
-
-        @Override
-        public void ended(ScheduledTask<?> task, Throwable failure) {
-        }
-    };
+    private static final TaskHost HOST = new PlainTaskHost();
 
     /** A task and where it came from, with its rank in the order the queue must give it back. */
     private record Entry(RunnableTask task, boolean byMaster, int arrival) {

@@ -72,41 +72,6 @@ class WorkerInterruptTest {
     }
 
     /** Runs tasks at once, for the task itself: no pending limit, no statistics. */
-    private static final class PlainTaskHost implements TaskHost {
-        final Clock clock = Clock.startingNow();
-
-        @Override
-        public long now() {
-            return clock.now();
-        }
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean skipsMissedRuns() {
-            return false;
-        }
-
-        @Override
-        public void leftPending(ScheduledTask<?> task) {
-        }
-
-        @Override
-        public void cancelled(ScheduledTask<?> task, boolean wasPending) {
-        }
-
-        @Override
-        public void rearm(ScheduledTask<?> task) {
-        }
-
-        @Override
-        public void ended(ScheduledTask<?> task, Throwable failure) {
-        }
-    }
-
     private static final class NoHooks implements ExecutorHooks {
         @Override
         public boolean hasRunHooks() {
