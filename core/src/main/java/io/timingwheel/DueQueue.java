@@ -12,7 +12,7 @@ import java.util.function.Predicate;
  * task re-armed close to its next run), in the order they came. NOT thread safe: the worker pool's lock guards it.
  *
  * <p>Why that tie order is the order of submission from one thread: the master hands over only tasks scheduled with a
- * delay beyond the straight route's reach ({@link Dispatcher#straightReachNanos()}), and a task that one thread
+ * delay beyond the straight route's reach ({@link WorkerPool#STRAIGHT_REACH_NANOS}), and a task that one thread
  * schedules with a given deadline goes the straight route only once its delay, which shrinks as time passes, is within
  * that reach; so of two tasks of one thread with equal deadlines, one from the master and one that came straight, the
  * master's was scheduled first. The master hands tasks over in deadline order, ties in the order of submission from
@@ -95,8 +95,8 @@ final class DueQueue {
     }
 
     /** @return how many tasks in the queue still wait to run (those cancelled meanwhile are not counted) */
-    int waitingCount() {
-        return fromMaster.waitingCount() + straight.waitingCount();
+    int pendingCount() {
+        return fromMaster.pendingCount() + straight.pendingCount();
     }
 
     void clear() {
@@ -175,8 +175,8 @@ final class DueQueue {
             }
         }
 
-        int waitingCount() {
-            return run.waitingCount() + heap.waitingCount();
+        int pendingCount() {
+            return run.pendingCount() + heap.pendingCount();
         }
 
         void clear() {
@@ -323,7 +323,7 @@ final class DueQueue {
             target.size = size;
         }
 
-        int waitingCount() {
+        int pendingCount() {
             int n = 0;
             for (int i = 0; i < size; i++) {
                 if (tasks[i].isPending()) {
@@ -484,7 +484,7 @@ final class DueQueue {
             }
         }
 
-        int waitingCount() {
+        int pendingCount() {
             int n = 0;
             for (int i = head; i < tail; i++) {
                 if (tasks[i].isPending()) {

@@ -2,6 +2,7 @@ package io.timingwheel;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ThreadFactory;
@@ -20,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * through {@link TaskHost}, dispatchers through {@link DispatcherHost}, the master through {@link MasterHost}. No
  * class below this one calls the facade, and none gets a callback built here to run on its own thread.
  *
- * <p><b>Accepting a task.</b> A task due at once, or soon ({@link Dispatcher#straightReachNanos()}), goes straight to
+ * <p><b>Accepting a task.</b> A task due at once, or soon ({@link WorkerPool#STRAIGHT_REACH_NANOS}), goes straight to
  * the dispatcher; one due later to the master's inbox, starting the master first if need be. Either way the producer
  * publishes it and then reads the run state again, taking the task back if the executor shut down meanwhile
  * ({@link Lifecycle}, note 1): that is what makes termination wait for no producer, and a schedule that overlaps
@@ -58,6 +59,18 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private final Decorations decorations = new Decorations();
     private final Instrumentation instrumentation;
     private final Dispatcher dispatcher;
+
+    /** The dispatcher if it is the own pool, which acts on the pool settings; null with an external executor. */
+    private final WorkerPool ownPool;
+
+    private final PoolSettings poolSettings;
+
+    /**
+     * How far ahead of its deadline a task goes straight to the dispatcher ({@link WorkerPool#STRAIGHT_REACH_NANOS});
+     * zero with an external executor, which is given only due tasks.
+     */
+    private final long straightReachNanos;
+
     private final MasterLoop master;
 
     /** The pending limit, or null when there is none. */
@@ -78,26 +91,33 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         this.skipMissedRuns = settings.skipMissedRuns();
         TaskRunner runner = new TaskRunner(hooks, decorations, instrumentation);
         OrderGate gate = new OrderGate();
-        this.dispatcher = settings.workerExecutor() != null
-                ? new ExternalDispatcher(name, this, runner, gate, settings.corePoolSize(), settings.threadFactory(),
-                        settings.workerExecutor())
-                : new WorkerPool(name, this, runner, gate, settings.corePoolSize(), settings.threadFactory());
+        this.poolSettings = new PoolSettings(settings.corePoolSize(), settings.threadFactory());
+        if (settings.workerExecutor() != null) {
+            this.ownPool = null;
+            this.dispatcher = new ExternalDispatcher(this, runner, settings.workerExecutor());
+        } else {
+            this.ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
+            this.dispatcher = ownPool;
+            ownPool.listenToGate();
+        }
+        this.straightReachNanos = ownPool != null ? WorkerPool.STRAIGHT_REACH_NANOS : 0;
+        long handOverAhead = ownPool != null ? WorkerPool.HAND_OVER_AHEAD_NANOS : 0;
         long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
         this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
-                dispatcher, lazyWake, settings.masterThreadFactory());
+                dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, settings.masterThreadFactory());
     }
 
     // -- accepting tasks (producers) --------------------------------------------------------------------------------
 
     /**
      * Accepts a new task: one due now, or soon enough for the dispatcher's workers to wait for it themselves
-     * ({@link Dispatcher#straightReachNanos()}), goes straight to the dispatcher; one due later to the master.
+     * ({@link WorkerPool#STRAIGHT_REACH_NANOS}), goes straight to the dispatcher; one due later to the master.
      *
      * @param delayNanos how long after its deadline's clock reading the task is due
      * @return null if accepted; otherwise why not, and the task is then marked rejected
      */
     Refusal accept(ScheduledTask<?> task, long delayNanos) {
-        boolean straight = delayNanos <= dispatcher.straightReachNanos();
+        boolean straight = delayNanos <= straightReachNanos;
         if (!lifecycle.isRunning()) {
             return refuse(task, Refusal.SHUT_DOWN);
         }
@@ -143,6 +163,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private static Refusal refuse(ScheduledTask<?> task, Refusal refusal) {
         task.markRejected();
         return refusal;
+    }
+
+    /** @return {@code command} if it is a task of this executor that was rejected (a handler hands it back), or null */
+    ScheduledTask<?> rejectedTask(Runnable command) {
+        return command instanceof ScheduledTask<?> task && task.host == this && task.isRejected() ? task : null;
     }
 
     /** Accepts again a task this executor rejected, that a handler hands back. @return as {@link #accept} */
@@ -249,7 +274,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             return;
         }
         boolean published;
-        if (task.deadline - clock.now() <= dispatcher.straightReachNanos()) {
+        if (task.deadline - clock.now() <= straightReachNanos) {
             published = dispatcher.dispatch(task);
         } else {
             // The first run may have gone straight to the workers (zero initial delay), before any master existed.
@@ -309,6 +334,18 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     }
 
     @Override
+    public boolean workersStarved() {
+        return ownPool != null && ownPool.isStarved();
+    }
+
+    @Override
+    public void retryWorkerStart() {
+        if (ownPool != null) {
+            ownPool.prestart();
+        }
+    }
+
+    @Override
     public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
         return lifecycle.masterHoldsNothing(dispatcher, inboxEmpty);
     }
@@ -345,8 +382,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         if (limit != null) {
             return limit.count();
         }
-        long count = lifecycle.masterStarted() ? master.pendingCount() : -1;
-        return count >= 0 ? count : dispatcher.waitingCount();
+        Optional<Long> count = lifecycle.masterStarted() ? master.pendingCount() : Optional.empty();
+        return count.orElseGet(() -> (long) dispatcher.waitingCount());
     }
 
     /** @return the tasks accepted and not started, as the master and the dispatcher hold them now */
@@ -403,16 +440,14 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
      * caller owns them (getQueue's poll, take and drainTo). @return how many
      */
     int takeDue(int max, List<ScheduledTask<?>> sink) {
-        int taken = lifecycle.masterStarted() ? master.takeDue(max, sink) : -1;
-        return taken >= 0 ? taken : dispatcher.takeDue(max, sink);
+        Optional<Integer> taken = lifecycle.masterStarted() ? master.takeDue(max, sink) : Optional.empty();
+        return taken.orElseGet(() -> dispatcher.takeDue(max, sink));
     }
 
     /** @return a time at or before which the earliest pending task is due; {@link TimingWheel#NONE} if none */
     long nextDeadlineBound() {
-        long next = lifecycle.masterStarted() ? master.nextDeadline() : -1;
-        if (next < 0) {
-            next = TimingWheel.NONE;
-        }
+        Optional<Long> master = lifecycle.masterStarted() ? this.master.nextDeadline() : Optional.empty();
+        long next = master.orElse(TimingWheel.NONE);
         return Math.min(next, dispatcher.firstWaitingDeadline());
     }
 
@@ -473,63 +508,77 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
      * later is replaced by the pool itself, or by the master's retry.)
      */
     private void prestartWorkers() {
-        dispatcher.prestart();
-        if (dispatcher.isFullyStarted()) {
+        if (ownPool == null) {
+            workersStarted = true; // the given executor owns its threads
+            return;
+        }
+        ownPool.prestart();
+        if (ownPool.isFullyStarted()) {
             workersStarted = true;
         }
     }
 
     int corePoolSize() {
-        return dispatcher.corePoolSize;
+        return poolSettings.corePoolSize;
     }
 
     /** Sets the core pool size; workers start or retire as the JDK's do, and the flag above must be earned again. */
     void setCorePoolSize(int size) {
-        long waiting = size > dispatcher.corePoolSize ? pendingTaskCount() : 0;
+        int previous = poolSettings.corePoolSize;
+        long waiting = size > previous && ownPool != null ? pendingTaskCount() : 0;
         workersStarted = false;
-        dispatcher.setCorePoolSize(size, waiting);
+        poolSettings.corePoolSize = size;
+        if (ownPool != null) {
+            ownPool.coreSizeChanged(previous, waiting);
+        }
     }
 
     /** @return true if a core thread was started: not once nothing is left to run, as the JDK's */
     boolean prestartCoreThread() {
-        if (lifecycle.isStopping() || (lifecycle.isShutdown() && pendingTaskCount() == 0)) {
+        if (ownPool == null || lifecycle.isStopping() || (lifecycle.isShutdown() && pendingTaskCount() == 0)) {
             return false;
         }
-        return dispatcher.prestartCoreThread();
+        return ownPool.prestartCoreThread();
     }
 
     int maximumPoolSize() {
-        return dispatcher.maximumPoolSize;
+        return poolSettings.maximumPoolSize;
     }
 
     void setMaximumPoolSize(int size) {
-        dispatcher.maximumPoolSize = size;
+        poolSettings.maximumPoolSize = size;
     }
 
     long keepAliveNanos() {
-        return dispatcher.keepAliveNanos;
+        return poolSettings.keepAliveNanos;
     }
 
     void setKeepAliveNanos(long nanos) {
-        dispatcher.keepAliveNanos = nanos;
-        dispatcher.keepAliveChanged();
+        poolSettings.keepAliveNanos = nanos;
+        keepAliveChanged();
     }
 
     boolean allowsCoreThreadTimeOut() {
-        return dispatcher.allowCoreThreadTimeOut;
+        return poolSettings.allowCoreThreadTimeOut;
     }
 
     void allowCoreThreadTimeOut(boolean value) {
-        dispatcher.allowCoreThreadTimeOut = value;
-        dispatcher.keepAliveChanged();
+        poolSettings.allowCoreThreadTimeOut = value;
+        keepAliveChanged();
+    }
+
+    private void keepAliveChanged() {
+        if (ownPool != null) {
+            ownPool.keepAliveChanged();
+        }
     }
 
     ThreadFactory threadFactory() {
-        return dispatcher.threadFactory;
+        return poolSettings.threadFactory;
     }
 
     void setThreadFactory(ThreadFactory threadFactory) {
-        dispatcher.threadFactory = threadFactory;
+        poolSettings.threadFactory = threadFactory;
     }
 
     int poolSize() {
@@ -612,11 +661,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             master.applyShutdownPolicies();
         }
         dispatcher.applyShutdownPolicies();
-        if (dispatcher.isStarved()) {
+        if (workersStarved()) {
             // Tasks wait for a worker that the thread factory could not make so far. No new task will come to ask
             // again, so ask now, and leave the retries to the master.
-            dispatcher.prestart();
-            if (dispatcher.isStarved()) {
+            retryWorkerStart();
+            if (workersStarved()) {
                 lifecycle.startMaster(master);
             }
         }

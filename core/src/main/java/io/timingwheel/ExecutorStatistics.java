@@ -5,27 +5,28 @@ import java.util.Objects;
 
 /**
  * A snapshot of a {@link TimingWheelExecutor}'s activity, taken by {@link TimingWheelExecutor#statistics()}. The
- * figures of the workers (running, completed, failed, lateness) are read together, under the worker pool's lock, once;
+ * figures of the workers (running, completed, failed, lateness) are read together: under the worker pool's lock, or,
+ * when tasks run on a given executor, from its counters one after another, without a lock;
  * the pending count is exact at some moment during the call; the cancelled and rejected counts are sums of striped
  * counters. So each figure is exact for itself, but they are not all taken at one instant, as with the JDK's
  * {@code getTaskCount()}.
  *
- * <p>A record: the figures are its components; {@link #latenessCounts()} gives a copy of the histogram.
+ * <p>An immutable value, compared by its figures. Not a record: a record's array component would be shared with
+ * every caller and compared by identity, so this class copies the histogram in and out and compares its counts.
  *
  * <p>Lateness is the time between a task's deadline and the start of its run, in a histogram whose buckets double:
  * bucket {@code i} counts runs late by less than {@link #latenessBucketUpperBoundNanos(int)} and at least the previous
  * bucket's bound; the last bucket is unbounded.
- *
- * @param pendingTasks the tasks accepted and not started
- * @param runningTasks the tasks running now
- * @param completedRuns the runs that have ended, normally or not; each run of a periodic task counts
- * @param failedRuns the runs that ended with an exception (included in {@code completedRuns})
- * @param cancelledTasks the tasks cancelled, by the user or by a shutdown policy
- * @param rejectedTasks the tasks given to the rejection handler
- * @param latenessCounts the runs per bucket of the lateness histogram, one count per bucket
  */
-public record ExecutorStatistics(long pendingTasks, int runningTasks, long completedRuns, long failedRuns,
-                                 long cancelledTasks, long rejectedTasks, long[] latenessCounts) {
+public final class ExecutorStatistics {
+    private final long pendingTasks;
+    private final int runningTasks;
+    private final long completedRuns;
+    private final long failedRuns;
+    private final long cancelledTasks;
+    private final long rejectedTasks;
+    private final long[] latenessCounts;
+
     /**
      * Creates a snapshot; the histogram is copied.
      *
@@ -38,12 +39,73 @@ public record ExecutorStatistics(long pendingTasks, int runningTasks, long compl
      * @param latenessCounts the runs per bucket of the lateness histogram
      * @throws IllegalArgumentException if the histogram does not have {@link #latenessBuckets()} buckets
      */
-    public ExecutorStatistics {
+    public ExecutorStatistics(long pendingTasks, int runningTasks, long completedRuns, long failedRuns,
+                              long cancelledTasks, long rejectedTasks, long[] latenessCounts) {
         if (latenessCounts.length != LatenessHistogram.BUCKETS) {
             throw new IllegalArgumentException("the lateness histogram has " + LatenessHistogram.BUCKETS
                     + " buckets, not " + latenessCounts.length);
         }
-        latenessCounts = latenessCounts.clone();
+        this.pendingTasks = pendingTasks;
+        this.runningTasks = runningTasks;
+        this.completedRuns = completedRuns;
+        this.failedRuns = failedRuns;
+        this.cancelledTasks = cancelledTasks;
+        this.rejectedTasks = rejectedTasks;
+        this.latenessCounts = latenessCounts.clone();
+    }
+
+    /**
+     * Returns the tasks accepted and not started.
+     *
+     * @return the pending tasks
+     */
+    public long pendingTasks() {
+        return pendingTasks;
+    }
+
+    /**
+     * Returns the tasks running when the snapshot was taken.
+     *
+     * @return the running tasks
+     */
+    public int runningTasks() {
+        return runningTasks;
+    }
+
+    /**
+     * Returns the runs that have ended, normally or not; each run of a periodic task counts.
+     *
+     * @return the completed runs
+     */
+    public long completedRuns() {
+        return completedRuns;
+    }
+
+    /**
+     * Returns the runs that ended with an exception (included in {@link #completedRuns()}).
+     *
+     * @return the failed runs
+     */
+    public long failedRuns() {
+        return failedRuns;
+    }
+
+    /**
+     * Returns the tasks cancelled, by the user or by a shutdown policy.
+     *
+     * @return the cancelled tasks
+     */
+    public long cancelledTasks() {
+        return cancelledTasks;
+    }
+
+    /**
+     * Returns the tasks given to the rejection handler.
+     *
+     * @return the rejected tasks
+     */
+    public long rejectedTasks() {
+        return rejectedTasks;
     }
 
     /**
@@ -51,7 +113,6 @@ public record ExecutorStatistics(long pendingTasks, int runningTasks, long compl
      *
      * @return a copy of the counts, one per bucket
      */
-    @Override
     public long[] latenessCounts() {
         return latenessCounts.clone();
     }

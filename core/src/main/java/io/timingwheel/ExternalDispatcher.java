@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -25,9 +24,12 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A small lock makes three steps atomic with the termination decision: a task entering {@code waiting}, a thread
  * becoming active, and {@link #close}. It is taken once per hand-over and once per run, never held while a task
- * runs. The pool settings are kept for the getters only: the given executor owns its threads.
+ * runs. The pool settings are not this class's business: the given executor owns its threads (the executor keeps
+ * the settings for the JDK's getters).
  */
 final class ExternalDispatcher extends Dispatcher {
+    private final DispatcherHost host;
+    private final TaskRunner runner;
     private final Executor executor;
 
     /** Guards {@code active}, {@code closed}, and the additions to {@code waiting}. */
@@ -52,21 +54,10 @@ final class ExternalDispatcher extends Dispatcher {
     /** The lateness of all runs: the executor's threads record into it together. */
     private final LatenessHistogram lateness = LatenessHistogram.shared();
 
-    ExternalDispatcher(String name, DispatcherHost host, TaskRunner runner, OrderGate gate, int corePoolSize,
-                       ThreadFactory threads, Executor executor) {
-        super(name, host, runner, gate, corePoolSize, threads);
+    ExternalDispatcher(DispatcherHost host, TaskRunner runner, Executor executor) {
+        this.host = host;
+        this.runner = runner;
         this.executor = executor;
-    }
-
-    /** None: the executor runs what it is given at once, so it is given only due tasks. */
-    @Override
-    long handOverAheadNanos() {
-        return 0;
-    }
-
-    @Override
-    long straightReachNanos() {
-        return 0;
     }
 
     @Override
@@ -97,11 +88,6 @@ final class ExternalDispatcher extends Dispatcher {
             }
         }
         handOver.openGate(); // the executor's threads never read it, but publishers and the master's sleep do
-    }
-
-    @Override
-    boolean gateOpened() {
-        return false; // nothing waits for the gate here: the executor's threads take what they are given
     }
 
     private void runHandedOver(ScheduledTask<?> task) {
@@ -178,30 +164,7 @@ final class ExternalDispatcher extends Dispatcher {
         return false;
     }
 
-    // -- pool management: the executor owns its threads --------------------------------------------------------------
-
-    @Override
-    void prestart() {
-    }
-
-    @Override
-    boolean isFullyStarted() {
-        return true;
-    }
-
-    @Override
-    void setCorePoolSize(int size, long waiting) {
-        corePoolSize = size;
-    }
-
-    @Override
-    void keepAliveChanged() {
-    }
-
-    @Override
-    boolean prestartCoreThread() {
-        return false;
-    }
+    // -- figures: the executor owns its threads; these count those running a task of ours ----------------------
 
     /** @return the threads of the external executor running a task of ours now */
     @Override
@@ -232,11 +195,6 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     // -- queries and shutdown ---------------------------------------------------------------------------------------
-
-    @Override
-    boolean isStarved() {
-        return false; // the external executor owns its threads
-    }
 
     @Override
     void applyShutdownPolicies() {

@@ -7,11 +7,14 @@ import java.lang.invoke.VarHandle;
  * An unbounded, lock-free multi-producer single-consumer queue of references, kept in a linked list of array chunks.
  * Any thread may {@link #offer}; only the owner thread may {@link #poll} and ask {@link #isEmpty}.
  *
- * <p>A producer claims a slot with one atomic fetch-and-add (XADD) on its chunk's counter and then writes the slot:
- * the design of JCTools' {@code MpscUnboundedXaddArrayQueue}, not of its CAS-based {@code MpscChunkedArrayQueue}, so
- * a producer never retries however many contend (hence the name). The one that claims past the end appends the next
- * chunk. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is
- * not empty, and {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
+ * <p>A producer claims a slot with one atomic fetch-and-add (XADD) on its chunk's counter and then writes the slot
+ * (hence the name): the idea of JCTools' {@code MpscUnboundedXaddArrayQueue}, rather than the compare-and-set loop of
+ * its {@code MpscChunkedArrayQueue}, built more simply: the counter is the chunk's own, not the queue's. So a claim
+ * never fails for contention, as a CAS does; it only misses when it lands past the end of a full chunk, and then the
+ * producer claims again in the next chunk (once per {@value #CHUNK_SIZE} offers, or a few times when many producers
+ * arrive at the end together). The one whose claim is the first past the end appends the next chunk. Between the
+ * claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
+ * {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
  *
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
  * each node to find the next, so under a backlog its cache misses come one after the other; here it reads the

@@ -29,4 +29,10 @@ interface MasterHost {
      * @return true if the executor terminates: the master leaves its loop
      */
     boolean masterHoldsNothing(BooleanSupplier inboxEmpty);
+
+    /** @return true if tasks wait for a worker that the thread factory failed to start (the own pool only) */
+    boolean workersStarved();
+
+    /** Tries again to start a worker for the tasks that wait (the master retries while the pool is starved). */
+    void retryWorkerStart();
 }

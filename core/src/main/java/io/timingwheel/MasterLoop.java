@@ -4,12 +4,14 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
@@ -22,7 +24,7 @@ import java.util.function.Consumer;
  * It reads the clock, announces how far it will open the gate, marks the inbox and drains what was offered before the
  * mark: never more, so a burst of schedules that keeps the inbox full does not keep the master from handing over what
  * falls due meanwhile (it drains a burst a turn's worth at a time, and hands over between). Then it hands over the
- * tasks due within the dispatcher's {@linkplain Dispatcher#handOverAheadNanos() hand-over time} and opens the gate
+ * tasks due within the dispatcher's hand-over time and opens the gate
  * (see {@link OrderGate} for why the mark makes that safe).
  *
  * <h2>Sleeping and waking</h2>
@@ -68,13 +70,13 @@ final class MasterLoop implements Runnable {
     private final OrderGate gate;
     private final StripedInbox<ScheduledTask<?>> inbox =
             new StripedInbox<>(Runtime.getRuntime().availableProcessors());
-    private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Command<?>> commands = new ConcurrentLinkedQueue<>();
     private final long lazyWakeNanos;
 
-    /** How far ahead the master hands tasks over ({@link Dispatcher#handOverAheadNanos()}). */
+    /** How far ahead the master hands tasks over ({@link WorkerPool#HAND_OVER_AHEAD_NANOS}; 0 for an external executor). */
     private final long handOverAheadNanos;
 
-    /** How far ahead publishers hand tasks straight to the dispatcher ({@link Dispatcher#straightReachNanos()}). */
+    /** How far ahead publishers hand tasks straight to the dispatcher ({@link WorkerPool#STRAIGHT_REACH_NANOS}, or 0). */
     private final long straightReachNanos;
 
     /**
@@ -110,16 +112,21 @@ final class MasterLoop implements Runnable {
     /** The gate's count of lowerings at that announcement. Master only. */
     private long drainedLowerings;
 
+    /**
+     * @param handOverAheadNanos how far ahead of their deadlines tasks are handed to the dispatcher
+     * @param straightReachNanos how far ahead of its deadline a publisher hands a task to the dispatcher itself
+     */
     MasterLoop(String executor, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
-               long lazyWakeNanos, ThreadFactory threadFactory) {
+               OrderGate gate, long handOverAheadNanos, long straightReachNanos, long lazyWakeNanos,
+               ThreadFactory threadFactory) {
         this.executor = executor;
         this.host = host;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
-        this.gate = dispatcher.gate;
+        this.gate = gate;
         this.lazyWakeNanos = lazyWakeNanos;
-        this.handOverAheadNanos = dispatcher.handOverAheadNanos();
-        this.straightReachNanos = dispatcher.straightReachNanos();
+        this.handOverAheadNanos = handOverAheadNanos;
+        this.straightReachNanos = straightReachNanos;
         this.handOver = new HandOver(gate);
         this.leadNanos = handOverAheadNanos - handOverAheadNanos / 10;
         this.threadFactory = threadFactory;
@@ -219,7 +226,7 @@ final class MasterLoop implements Runnable {
         } finally {
             holdsTimers = false;
             exited = true;
-            for (Command c; (c = commands.poll()) != null; ) {
+            for (Command<?> c; (c = commands.poll()) != null; ) {
                 c.skip();
             }
         }
@@ -237,10 +244,10 @@ final class MasterLoop implements Runnable {
         if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing(inbox::isEmpty)) {
             return true;
         }
-        boolean starved = dispatcher.isStarved();
+        boolean starved = host.workersStarved();
         if (starved) {
-            dispatcher.prestart(); // the thread factory failed before; try again, at most once per retry interval
-            starved = dispatcher.isStarved();
+            host.retryWorkerStart(); // the thread factory failed before; try again, at most once per retry interval
+            starved = host.workersStarved();
         }
         sleep(now, drained, starved);
         return false;
@@ -265,7 +272,7 @@ final class MasterLoop implements Runnable {
     }
 
     private void runCommands() {
-        for (Command c; (c = commands.poll()) != null; ) {
+        for (Command<?> c; (c = commands.poll()) != null; ) {
             c.run(this);
         }
     }
@@ -279,7 +286,7 @@ final class MasterLoop implements Runnable {
     private boolean drainMarked() {
         int drained = 0;
         for (ScheduledTask<?> task; (task = inbox.pollMarked()) != null; ) {
-            accept(task);
+            takeIn(task);
             if (++drained % HAND_OVER_EVERY == 0) {
                 handDue(host.now() + handOverAheadNanos);
             }
@@ -292,12 +299,12 @@ final class MasterLoop implements Runnable {
         boolean drained = false;
         for (ScheduledTask<?> task; (task = inbox.poll()) != null; ) {
             drained = true;
-            accept(task);
+            takeIn(task);
         }
         return drained;
     }
 
-    private void accept(ScheduledTask<?> task) {
+    private void takeIn(ScheduledTask<?> task) {
         if (task.isInWheel()) {
             // Posted because it left NEW while linked (a cancel, or a run that no worker started): unlink it. If it
             // is NEW again (a periodic task re-armed since), its deadline changed: link it anew.
@@ -333,7 +340,7 @@ final class MasterLoop implements Runnable {
                 dispatcher.dispatchAll(handOver);
             } else {
                 handOver.openGate();
-                dispatcher.gateOpened();
+                gate.wakeWaiters();
             }
             handOver.clear();
         }
@@ -376,9 +383,9 @@ final class MasterLoop implements Runnable {
         if (asleep == null) {
             return;
         }
-        dispatcher.gateOpened();
+        gate.wakeWaiters();
         if (gate.state() != asleep) {
-            // Woken meanwhile: gateOpened may take the dispatcher's lock, and a park inside it consumes the waker's
+            // Woken meanwhile: waking the gate's waiters may take the dispatcher's lock, and a park inside it consumes the waker's
             // unpark, so this park would not return.
             return;
         }
@@ -497,14 +504,12 @@ final class MasterLoop implements Runnable {
         });
     }
 
-    /** @return the tasks in the inbox, the wheel and waiting in the dispatcher; -1 if the master has left */
-    long pendingCount() {
-        long[] count = {-1};
-        runCommand(m -> {
+    /** @return the tasks in the inbox, the wheel and waiting in the dispatcher; empty if the master has left */
+    Optional<Long> pendingCount() {
+        return ask(m -> {
             m.drainInbox();
-            count[0] = m.wheel.size() + (long) m.dispatcher.waitingCount();
+            return m.wheel.size() + (long) m.dispatcher.waitingCount();
         });
-        return count[0];
     }
 
     /** Processes what is in the inbox now, so that cancelled tasks leave the wheel. @return as above */
@@ -514,17 +519,15 @@ final class MasterLoop implements Runnable {
 
     /**
      * Hands over what is due now, then takes up to {@code max} due tasks from the dispatcher, those due first, into
-     * {@code sink}, marked as returned (getQueue's poll and drainTo). @return how many; -1 if the master has left
+     * {@code sink}, marked as returned (getQueue's poll and drainTo). @return how many; empty if the master has left
      */
-    int takeDue(int max, List<ScheduledTask<?>> sink) {
-        int[] taken = {-1};
-        runCommand(m -> {
+    Optional<Integer> takeDue(int max, List<ScheduledTask<?>> sink) {
+        return ask(m -> {
             long through = m.host.now() + m.handOverAheadNanos;
             m.drainInbox();
             m.handDueKeepingGate(through);
-            taken[0] = m.dispatcher.takeDue(max, sink);
+            return m.dispatcher.takeDue(max, sink);
         });
-        return taken[0];
     }
 
     /** Cancels every task of the inbox, the wheel and the dispatcher (getQueue's clear). @return as above */
@@ -538,15 +541,13 @@ final class MasterLoop implements Runnable {
 
     /**
      * @return a time at or before which the earliest task the master holds is due ({@link TimingWheel#NONE} if it
-     *     holds none), or -1 if the master has left
+     *     holds none); empty if the master has left
      */
-    long nextDeadline() {
-        long[] next = {-1};
-        runCommand(m -> {
+    Optional<Long> nextDeadline() {
+        return ask(m -> {
             m.drainInbox();
-            next[0] = m.wheel.nextDeadlineBound();
+            return m.wheel.nextDeadlineBound();
         });
-        return next[0];
     }
 
     /**
@@ -554,56 +555,66 @@ final class MasterLoop implements Runnable {
      * shutdown). @return false if the master has left, or is stopping: the task was not taken in
      */
     boolean insert(ScheduledTask<?> task) {
-        boolean[] inserted = {false};
-        runCommand(m -> {
-            if (!m.host.isStopping()) {
-                m.accept(task);
-                m.gate.published(task.deadline); // the gate may be open past it: a publisher's duty, as for any task
-                inserted[0] = true;
+        return ask(m -> {
+            if (m.host.isStopping()) {
+                return false;
             }
-        });
-        return inserted[0];
+            m.takeIn(task);
+            m.gate.published(task.deadline); // the gate may be open past it: a publisher's duty, as for any task
+            return true;
+        }).orElse(false);
     }
 
     /**
-     * Runs {@code action} on the master thread and waits for it (at once if called on the master thread). An
-     * interrupt while waiting is remembered, not thrown.
+     * Runs {@code action} on the master thread and waits for it, as {@link #ask}.
      *
      * @return false if the master has left, so the action did not run, or if the action threw
      */
     boolean runCommand(Consumer<MasterLoop> action) {
+        return ask(m -> {
+            action.accept(m);
+            return Boolean.TRUE;
+        }).isPresent();
+    }
+
+    /**
+     * Runs {@code query} on the master thread and waits for its answer (at once if called on the master thread). An
+     * interrupt while waiting is remembered, not thrown.
+     *
+     * @return the answer; empty if the master has left, so the query did not run, or if the query threw
+     */
+    <T> Optional<T> ask(Function<MasterLoop, T> query) {
         if (Thread.currentThread() == thread) {
-            action.accept(this);
-            return true;
+            return Optional.of(query.apply(this));
         }
         if (exited) {
-            return false;
+            return Optional.empty();
         }
-        Command command = new Command(action);
+        Command<T> command = new Command<>(query);
         commands.add(command);
         // The master sets exited and then skips what is queued; we queued and then read exited: one of the two sees
         // the other. If we see it, the command is either still queued (we take it back) or already skipped.
         if (exited && commands.remove(command)) {
-            return false;
+            return Optional.empty();
         }
         wake();
         return command.await();
     }
 
-    /** Work that must run on the master thread; the caller waits for it. */
-    private static final class Command {
-        private final Consumer<MasterLoop> action;
+    /** Work that must run on the master thread; the caller waits for its answer. */
+    private static final class Command<T> {
+        private final Function<MasterLoop, T> query;
         private final CountDownLatch done = new CountDownLatch(1);
-        private volatile boolean ran;
+        /** The answer, once the query has returned; published by the latch. */
+        private Optional<T> answer = Optional.empty();
 
-        Command(Consumer<MasterLoop> action) {
-            this.action = action;
+        Command(Function<MasterLoop, T> query) {
+            this.query = query;
         }
 
         void run(MasterLoop master) {
             try {
-                action.accept(master);
-                ran = true;
+                answer = Optional.of(query.apply(master));
             } finally {
                 done.countDown();
             }
@@ -615,20 +626,9 @@ final class MasterLoop implements Runnable {
         }
 
         /** Waits until the master ran the command or skipped it; an interrupt is remembered, not thrown. */
-        boolean await() {
-            boolean interrupted = false;
-            for (;;) {
-                try {
-                    done.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            return ran;
+        Optional<T> await() {
+            Uninterruptibly.await(done::await, () -> { });
+            return answer;
         }
     }
 }

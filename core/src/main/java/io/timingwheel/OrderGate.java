@@ -129,6 +129,29 @@ final class OrderGate {
         return waiting > 0;
     }
 
+    /**
+     * How the workers that wait for the gate are woken: set once by their pool before the master starts (a pool that
+     * never waits for the gate, as an external executor's, sets none).
+     */
+    private Runnable waiterWaker = () -> { };
+
+    void wakeWaitersWith(Runnable waker) {
+        waiterWaker = waker;
+    }
+
+    /**
+     * The master opened the gate: workers waiting for it look again.
+     *
+     * @return whether any worker was waiting for it (and was woken)
+     */
+    boolean wakeWaiters() {
+        if (!hasWaiters()) {
+            return false;
+        }
+        waiterWaker.run();
+        return true;
+    }
+
     // -- publishers -------------------------------------------------------------------------------------------------
 
     /**

@@ -44,6 +44,14 @@ import java.util.concurrent.locks.LockSupport;
  * nanoseconds it takes to store the outcome) and completes it itself; completing twice is harmless. A task nobody
  * waits for never allocates a signal, and its final state is a plain release store. Timeouts and interrupts are the
  * {@code CompletableFuture}'s, whose waiters clean up after themselves.
+ *
+ * <h2>What comes from FutureTask</h2>
+ * The shape of the state set follows {@link java.util.concurrent.FutureTask}'s: one int, the done states after the
+ * running ones so that {@code s >= COMPLETING} means done or finishing, an outcome field that holds a result or a
+ * {@code Throwable} by state, and a cancel-with-interrupt that passes through INTERRUPTING. Two methods are its
+ * counterparts under other names: {@link #resultOrThrow} is its {@code report}, and
+ * {@link #letInterruptingCancelFinish} its {@code handlePossibleCancellationInterrupt}. Ours adds the states of a
+ * task in a scheduler (CLAIMED, REJECTED, RETURNED, the periodic return to NEW) and waits differently (above).
  */
 abstract class ScheduledTask<V> extends TimerNode implements TimerFuture<V> {
     static final int NEW = 0;

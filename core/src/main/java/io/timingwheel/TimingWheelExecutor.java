@@ -90,8 +90,9 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      * Implementation notes.
      *
      * 1. This class is a facade: it checks arguments, builds the task objects, calls decorateTask and the rejection
-     *    handler, and answers the JDK's methods; ExecutorCore holds the run state, termination, the pending limit and
-     *    the hand-offs. The core reaches back only through ExecutorHooks, for the three protected hooks.
+     *    handler, and answers the JDK's methods; ExecutorCore accepts the tasks, hands them on, serves getQueue() and
+     *    shuts down, through its parts (Lifecycle: the run state and termination; PendingLimit; the master; the
+     *    dispatcher). The core reaches back only through ExecutorHooks, for the three protected hooks.
      * 2. The superclass's constructor only stores settings and allocates an empty queue; nothing here ever calls a
      *    method of ThreadPoolExecutor that would start its threads or touch its queue or run state.
      * 3. decorateTask is always called; what it returns is remembered only if it is something else than the task
@@ -210,7 +211,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
         long nanos = unit.toNanos(delay);
         RunnableTask task = new RunnableTask(core, command, deadlineAfter(nanos));
-        return accept(task, decorateTask(command, task), nanos);
+        return submitOrReject(task, decorateTask(command, task), nanos);
     }
 
     /**
@@ -227,7 +228,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
         long nanos = unit.toNanos(delay);
         CallableTask<V> task = new CallableTask<>(core, callable, deadlineAfter(nanos));
-        return accept(task, decorateTask(callable, task), nanos);
+        return submitOrReject(task, decorateTask(callable, task), nanos);
     }
 
     /**
@@ -276,7 +277,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
                                                 TimeUnit unit) {
         long nanos = unit.toNanos(initialDelay);
         PeriodicTask task = new PeriodicTask(core, command, deadlineAfter(nanos), signedPeriod);
-        return accept(task, decorateTask(command, task), nanos);
+        return submitOrReject(task, decorateTask(command, task), nanos);
     }
 
     /**
@@ -292,7 +293,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         if (command == null) {
             throw new NullPointerException();
         }
-        if (command instanceof ScheduledTask<?> task && task.host == core && task.isRejected()) {
+        ScheduledTask<?> task = core.rejectedTask(command);
+        if (task != null) {
             ExecutorCore.Refusal refusal = core.resubmit(task);
             if (refusal != null) {
                 reject(task, task, refusal);
@@ -372,7 +374,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
     }
 
     /** Accepts a task built by this class, or hands what the user holds of it to the rejection handler. */
-    private <F extends RunnableScheduledFuture<?>> F accept(ScheduledTask<?> task, F userTask, long delayNanos) {
+    private <F extends RunnableScheduledFuture<?>> F submitOrReject(ScheduledTask<?> task, F userTask,
+                                                                     long delayNanos) {
         if (userTask == null) {
             throw new NullPointerException("decorateTask returned null");
         }
@@ -569,21 +572,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
             return;
         }
         shutdown();
-        boolean interruptedWhileWaiting = false;
-        for (;;) {
-            try {
-                core.awaitTermination();
-                break;
-            } catch (InterruptedException e) {
-                if (!interruptedWhileWaiting) {
-                    interruptedWhileWaiting = true;
-                    shutdownNow(); // the first interrupt stops the running tasks; later ones change nothing
-                }
-            }
-        }
-        if (interruptedWhileWaiting) {
-            Thread.currentThread().interrupt();
-        }
+        // the first interrupt stops the running tasks; later ones change nothing
+        Uninterruptibly.await(core::awaitTermination, this::shutdownNow);
     }
 
     // -- policies ---------------------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 /**
  * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
@@ -110,22 +109,26 @@ final class WorkerPool extends Dispatcher {
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
 
-    WorkerPool(String executor, DispatcherHost host, TaskRunner runner, OrderGate gate, int corePoolSize,
-               ThreadFactory threads) {
-        super(executor, host, runner, gate, corePoolSize, threads);
+    private final String executorName;
+    private final DispatcherHost host;
+    private final TaskRunner runner;
+    private final OrderGate gate;
+    private final PoolSettings settings;
+
+    WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings) {
+        this.executorName = executorName;
+        this.host = host;
+        this.runner = runner;
+        this.gate = gate;
+        this.settings = settings;
+    }
+
+    /** Has the gate wake the workers that wait for it when the master opens it; once, before the master starts. */
+    void listenToGate() {
+        gate.wakeWaitersWith(this::wakeAll);
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------
-
-    @Override
-    long handOverAheadNanos() {
-        return HAND_OVER_AHEAD_NANOS;
-    }
-
-    @Override
-    long straightReachNanos() {
-        return STRAIGHT_REACH_NANOS;
-    }
 
     /**
      * Queues the task in the arrivals without the lock; the next holder of the lock moves it into the queue. The lock
@@ -233,18 +236,14 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
-    @Override
-    boolean gateOpened() {
-        if (!gate.hasWaiters()) {
-            return false;
-        }
+    /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */
+    private void wakeAll() {
         lock.lock();
         try {
             workAvailable.signalAll();
         } finally {
             lock.unlock();
         }
-        return true;
     }
 
     /**
@@ -379,7 +378,7 @@ final class WorkerPool extends Dispatcher {
                 }
                 // a follower: it waits as an idle worker, and the leader signals one when it takes the task
             }
-            boolean mayRetire = allowCoreThreadTimeOut || workerCount > corePoolSize;
+            boolean mayRetire = settings.allowCoreThreadTimeOut || workerCount > settings.corePoolSize;
             if (!mayRetire) {
                 retireAt = 0;
                 if (enterWait()) {
@@ -393,7 +392,7 @@ final class WorkerPool extends Dispatcher {
             }
             long now = System.nanoTime();
             if (retireAt == 0) {
-                retireAt = now + Math.max(1, keepAliveNanos);
+                retireAt = now + Math.max(1, settings.keepAliveNanos);
             } else if (now - retireAt >= 0) {
                 if (workerCount > 1 || (!host.timersPending() && due.isEmpty())) {
                     // Counted as waiting while it leaves (see enterWait): a task that arrived since the look above is
@@ -405,7 +404,7 @@ final class WorkerPool extends Dispatcher {
                     }
                     continue;
                 }
-                retireAt = now + Math.max(1, keepAliveNanos); // the last one stays while timers are pending
+                retireAt = now + Math.max(1, settings.keepAliveNanos); // the last one stays while timers are pending
             }
             if (enterWait()) {
                 try {
@@ -517,44 +516,41 @@ final class WorkerPool extends Dispatcher {
 
     // -- threads ----------------------------------------------------------------------------------------------------
 
-    @Override
+    /** Starts a worker if fewer than the core size run (at least one), as the JDK does on every delayed schedule. */
     void prestart() {
-        int core = Math.max(1, corePoolSize);
+        int core = Math.max(1, settings.corePoolSize);
         if (workerCount < core) {
             addWorker(core);
         }
     }
 
-    @Override
+    /** @return true once as many workers run as the core size asks for */
     boolean isFullyStarted() {
-        return workerCount >= Math.max(1, corePoolSize);
+        return workerCount >= Math.max(1, settings.corePoolSize);
     }
 
-    @Override
+    /** @return true if a core thread was started, as {@code ThreadPoolExecutor.prestartCoreThread} */
     boolean prestartCoreThread() {
-        return addWorker(corePoolSize);
+        return addWorker(settings.corePoolSize);
     }
 
-    @Override
-    void setCorePoolSize(int size, long waiting) {
-        int previous = corePoolSize;
-        corePoolSize = size;
+    /**
+     * The core size changed from {@code previous} to what the settings say now; workers start or retire as the JDK's
+     * do: a larger size starts workers for the tasks that wait, up to {@code waiting} of them.
+     */
+    void coreSizeChanged(int previous, long waiting) {
+        int size = settings.corePoolSize;
         keepAliveChanged(); // fewer core threads: the excess ones may retire now
-        for (long k = Math.min(size - previous, waiting); k > 0; k--) {
+        for (long k = Math.min((long) size - previous, waiting); k > 0; k--) {
             if (!addWorker(size)) {
                 break;
             }
         }
     }
 
-    @Override
+    /** The keep-alive settings changed: idle workers look again whether they may stay, and for how long. */
     void keepAliveChanged() {
-        lock.lock();
-        try {
-            workAvailable.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        wakeAll();
     }
 
     /**
@@ -573,12 +569,12 @@ final class WorkerPool extends Dispatcher {
         }
         Worker worker = new Worker();
         try {
-            Thread thread = threadFactory.newThread(worker);
+            Thread thread = settings.threadFactory.newThread(worker);
             if (thread != null && enlist(worker, thread)) {
                 return true;
             }
         } catch (Throwable t) {
-            InternalFailures.report(executor, "cannot start a worker thread", t);
+            InternalFailures.report(executorName, "cannot start a worker thread", t);
         }
         lock.lock();
         try {
@@ -631,35 +627,45 @@ final class WorkerPool extends Dispatcher {
             lock.unlock();
         }
         if (replace) {
-            addWorker(Math.max(1, corePoolSize));
+            addWorker(Math.max(1, settings.corePoolSize));
         }
     }
 
     @Override
     int poolSize() {
-        return locked(workers::size);
+        lock.lock();
+        try {
+            return workers.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     int largestPoolSize() {
-        return locked(() -> runs.largest);
+        lock.lock();
+        try {
+            return runs.largest;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     int activeCount() {
-        return locked(() -> runs.active);
+        lock.lock();
+        try {
+            return runs.active;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
     long completedCount() {
-        return locked(() -> runs.completed);
-    }
-
-    /** Reads pool state under the lock (the management getters: rare, so the boxing does not matter). */
-    private <T> T locked(Supplier<T> read) {
         lock.lock();
         try {
-            return read.get();
+            return runs.completed;
         } finally {
             lock.unlock();
         }
@@ -681,7 +687,7 @@ final class WorkerPool extends Dispatcher {
 
     // -- queries and shutdown ---------------------------------------------------------------------------------------
 
-    @Override
+    /** @return true if tasks wait here but no worker exists to run them (thread creation has been failing) */
     boolean isStarved() {
         if (workerCount > 0) {
             return false; // the common case, without the lock
@@ -772,7 +778,7 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            return due.waitingCount();
+            return due.pendingCount();
         } finally {
             lock.unlock();
         }

@@ -17,22 +17,26 @@
  *       level below; each level but the top also holds its next rotation. A task goes to the lowest level whose
  *       current or next rotation holds its deadline, so adding is O(1); slots are circular lists around sentinels,
  *       so removing is O(1). Advancing moves due level-0 nodes out; the slot above that holds a level's next rotation
- *       is moved down a batch per advance during the rotation before, never all at once when time reaches it, so the
- *       work is what expires or moves, never what is merely pending, and no tick carries a burst. Per-level
+ *       is moved down a batch per advance during the rotation before, so the work is what expires or moves, never
+ *       what is merely pending, and a tick carries no burst while the owner advances often enough (only what is
+ *       left of that slot when the rotation begins, if the owner came back too seldom, moves at once). Per-level
  *       occupancy bitmaps let it skip empty ticks and report the next deadline. It is tested alone with a fake
  *       time, against a model.</li>
  *   <li><b>The concurrency shell</b>: {@code ExecutorCore} (accepting tasks, the operations of {@code getQueue()},
  *       the shutdowns), which owns one part per job: {@code Lifecycle} (run state, policies, the one place where
  *       termination is decided), {@code MasterLoop} (the thread that owns the wheel), a {@code Dispatcher} where due
- *       tasks run (the executor's own {@code WorkerPool}, or an {@code ExternalDispatcher} over a user's
- *       {@link java.util.concurrent.Executor}), {@code PendingLimit}, {@code Decorations}, {@code Instrumentation}
- *       and {@code TaskRunner} (hooks around a run).</li>
+ *       tasks run, a hand-off and nothing else (a sealed type: the executor's own {@code WorkerPool}, or an
+ *       {@code ExternalDispatcher} over a user's {@link java.util.concurrent.Executor}), the {@code OrderGate} given
+ *       to the master and the workers, {@code PoolSettings} (the JDK's pool settings, which only the own pool acts
+ *       on), {@code PendingLimit}, {@code Decorations}, {@code Instrumentation} and {@code TaskRunner} (hooks around
+ *       a run).</li>
  * </ol>
  * The channels between them are narrow and one-way: each part reaches the core through one interface of its own,
  * tasks through {@code TaskHost} (the time, whether a task may run, and what happened to it), dispatchers through
  * {@code DispatcherHost}, the master through {@code MasterHost}; the core reaches the facade only through
  * {@code ExecutorHooks} ({@code beforeExecute}, {@code afterExecute}, {@code terminated}). No class below the facade
- * calls it, the facade calls only the core's methods, and no callback built in the core runs on another thread.
+ * calls it; the facade calls the core's methods, and of the tasks it builds only their public future methods; no
+ * callback built in the core runs on another thread.
  *
  * <h3>The path of a task</h3>
  * <ol>
@@ -114,7 +118,7 @@
  * With {@code Builder.workerExecutor} due tasks run on a user's executor (virtual threads, say). A task handed over
  * waits there until a thread of that executor claims it, the same CAS that {@code shutdownNow} races with; a thread
  * that finds the executor stopping leaves its task for {@code shutdownNow} to return. The pool settings are only
- * remembered then.
+ * remembered then, for the getters (the executor keeps them; no dispatcher reads them).
  *
  * <h3>Why it is O(1)</h3>
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every

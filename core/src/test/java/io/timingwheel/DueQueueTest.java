@@ -167,7 +167,7 @@ class DueQueueTest {
                 pending.add(e.task);
             }
         }
-        assertEquals(pending.size(), queue.waitingCount());
+        assertEquals(pending.size(), queue.pendingCount());
         assertTrue(queue.hasPending());
         List<ScheduledTask<?>> copy = new ArrayList<>();
         queue.copyPendingTo(copy);

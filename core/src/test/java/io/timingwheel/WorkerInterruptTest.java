@@ -96,8 +96,8 @@ class WorkerInterruptTest {
         StopsDuringTheLook host = new StopsDuringTheLook();
         Clock clock = Clock.startingNow();
         TaskRunner runner = new TaskRunner(new NoHooks(), new Decorations(), new Instrumentation("test", clock, -1));
-        WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(), 1,
-                Executors.defaultThreadFactory());
+        WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(),
+                new PoolSettings(1, Executors.defaultThreadFactory()));
         AtomicBoolean interrupted = new AtomicBoolean();
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> interrupted.set(Thread.interrupted()), 0);
         assertTrue(pool.dispatch(task));

@@ -39,7 +39,7 @@ public class ArrivalVersusRetireStress {
 
     public ArrivalVersusRetireStress() {
         StressDispatcherHost host = new StressDispatcherHost();
-        pool = host.workerPool(r -> {
+        PoolSettings settings = new PoolSettings(1, r -> {
             if (workersMade.getAndIncrement() == 0) {
                 worker = r;
             }
@@ -50,8 +50,9 @@ public class ArrivalVersusRetireStress {
                 }
             };
         });
-        pool.allowCoreThreadTimeOut = true;
-        pool.keepAliveNanos = 1;
+        settings.allowCoreThreadTimeOut = true; // the worker may retire at once
+        settings.keepAliveNanos = 1;
+        pool = host.workerPool(settings);
         pool.prestart();
         task = new RunnableTask(new StressTaskHost(), () -> runs++, 0);
     }

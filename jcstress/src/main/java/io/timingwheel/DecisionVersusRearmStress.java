@@ -88,7 +88,7 @@ public class DecisionVersusRearmStress {
         public OwnWorkers() {
             StressDispatcherHost host = new StressDispatcherHost();
             host.shutdown = true;
-            pool = host.workerPool(r -> {
+            PoolSettings settings = new PoolSettings(1, r -> {
                 worker = r;
                 return new Thread(r) {
                     @Override
@@ -97,8 +97,9 @@ public class DecisionVersusRearmStress {
                     }
                 };
             });
-            pool.allowCoreThreadTimeOut = true;
-            pool.keepAliveNanos = 1;
+            settings.allowCoreThreadTimeOut = true; // the worker may retire at once
+            settings.keepAliveNanos = 1;
+            pool = host.workerPool(settings);
             pool.prestart();
             task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
             lifecycle.advanceTo(Lifecycle.SHUTDOWN);

@@ -19,14 +19,21 @@ final class StressDispatcherHost implements DispatcherHost {
 
     /** @return a real {@link ExternalDispatcher} over this host, handing its tasks to {@code executor} */
     ExternalDispatcher externalDispatcher(Executor executor) {
-        return new ExternalDispatcher("stress", this, runner(), gate, 1, null, executor);
+        return new ExternalDispatcher(this, runner(), executor);
     }
 
     /**
      * @return a real {@link WorkerPool} over this host with one core worker; its threads come from {@code threads}
      */
     WorkerPool workerPool(ThreadFactory threads) {
-        return new WorkerPool("stress", this, runner(), gate, 1, threads);
+        return workerPool(new PoolSettings(1, threads));
+    }
+
+    /** @return the same with these settings (a test that lets its workers retire sets the keep-alive) */
+    WorkerPool workerPool(PoolSettings settings) {
+        WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings);
+        pool.listenToGate();
+        return pool;
     }
 
     private static TaskRunner runner() {

@@ -12,17 +12,18 @@ final class StressMasterHost implements MasterHost {
      *     place; its loop, run on a thread of the test, takes one turn and leaves
      */
     static MasterLoop terminatingMaster() {
-        return masterOver(new StressDispatcherHost().externalDispatcher(Runnable::run));
+        StressDispatcherHost dispatchers = new StressDispatcherHost();
+        return new MasterLoop("stress", new StressMasterHost(), new TimingWheel<>(1_000_000, 64),
+                dispatchers.externalDispatcher(Runnable::run), dispatchers.gate, 0, 0, 1_000_000, null);
     }
 
-    /** @return a real {@link MasterLoop} over such a host, with a 1 ms tick, handing its tasks to {@code dispatcher} */
-    static MasterLoop masterOver(Dispatcher dispatcher) {
-        return masterOver(dispatcher, new StressMasterHost());
-    }
-
-    /** @return the same over {@code host}, whose time a test may set */
-    static MasterLoop masterOver(Dispatcher dispatcher, StressMasterHost host) {
-        return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), dispatcher, 1_000_000, null);
+    /**
+     * @return a real {@link MasterLoop} over {@code host}, whose time a test may set, with a 1 ms tick, handing its
+     *     tasks to {@code pool} (made by {@code dispatchers}, whose order gate it shares) as an executor does
+     */
+    static MasterLoop masterOver(WorkerPool pool, StressDispatcherHost dispatchers, StressMasterHost host) {
+        return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), pool, dispatchers.gate,
+                WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, 1_000_000, null);
     }
 
     /** The time of the executor; 0 unless a test sets it. */
@@ -56,5 +57,14 @@ final class StressMasterHost implements MasterHost {
     @Override
     public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
         return true;
+    }
+
+    @Override
+    public boolean workersStarved() {
+        return false;
+    }
+
+    @Override
+    public void retryWorkerStart() {
     }
 }

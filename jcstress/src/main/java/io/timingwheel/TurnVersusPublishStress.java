@@ -42,8 +42,9 @@ public class TurnVersusPublishStress {
     private static final long DUE = 120 * MS;
 
     private final StressMasterHost host = new StressMasterHost();
-    private final WorkerPool pool = new StressDispatcherHost().workerPool(r -> new Thread(r));
-    private final MasterLoop master = StressMasterHost.masterOver(pool, host);
+    private final StressDispatcherHost dispatchers = new StressDispatcherHost();
+    private final WorkerPool pool = dispatchers.workerPool(r -> new Thread(r));
+    private final MasterLoop master = StressMasterHost.masterOver(pool, dispatchers, host);
     private final RunnableTask task = new RunnableTask(new StressTaskHost(), () -> { }, DUE);
 
     public TurnVersusPublishStress() {

@@ -13,8 +13,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * Race site: {@code OrderGate.enterWait} against {@code OrderGate.open} and {@code hasWaiters} (the order gate's class
  * comment: "One that finds the gate shut registers and reads it again before it waits; the master reads the count of
- * such workers after every opening and signals them: one of the two sees the other"), and the pool's
- * {@code gateOpened}, which reads the count and signals. The real {@link OrderGate} and {@link WorkerPool} (no thread
+ * such workers after every opening and signals them: one of the two sees the other"), and
+ * {@code OrderGate.wakeWaiters}, which reads the count and has the pool signal its waiting workers. The real {@link OrderGate} and {@link WorkerPool} (no thread
  * of it runs): a task published due at 5 ns has shut the gate for a worker's task due at 10 ns; the master, having
  * handed over everything due before 20 ns and drained past the publication, opens it to 20 ns, then tells the pool.
  *
@@ -55,6 +55,6 @@ public class WorkerAwaitsGateStress {
     @Actor
     public void master(II_Result r) {
         gate.open(HANDED_THROUGH, TimingWheel.NONE, lowerings); // the 5 ns task was drained: the floor is lifted
-        r.r2 = pool.gateOpened() ? 1 : 0;
+        r.r2 = gate.wakeWaiters() ? 1 : 0;
     }
 }
