@@ -18,22 +18,23 @@ import java.util.function.Predicate;
  * master's was scheduled first. The master hands tasks over in deadline order, ties in the order of submission from
  * each thread (see {@link TimingWheel}), and the straight ones keep the order in which they came.
  *
- * <p>Two lanes, one per source, and the queue's head is the earlier of their heads (the master's on a tie). The
- * master's lane is an array in deadline order: its batches are sorted and follow one another, so adding is an append,
- * O(1) (a task it was handed late goes in by a binary search and an array copy). The straight lane is ordered by
- * deadline, then by arrival, in two parts ({@link Straight}): a run of tasks that came in deadline order (tasks due at
- * once, in the order they came, or a producer's timers with growing delays), appended and taken in O(1), and a binary
- * heap for those that came out of order (timers due soon, in any order), O(log n) each, where an array would copy the
- * tail.
+ * <p>Two lanes, one per source, and the queue's head is the earlier of their heads (the master's on a tie). Each lane
+ * is ordered by deadline, then by arrival, in two parts ({@link Lane}): a run of tasks that came in deadline order
+ * (the master's batches, which are sorted and mostly follow one another; tasks due at once, in the order they came; a
+ * producer's timers with growing delays), appended and taken in O(1), and a binary heap for those that came out of
+ * order, O(log n) each, where an array would copy its tail. The master's batches overlap while it drains a burst and
+ * hands over between (a task drained later may be due before the last one handed over): with an array, each such task
+ * cost a copy of the lane, and a lane of hundreds of thousands held back by the order gate took the master seconds to
+ * hand over into (the test of a million timers caught it, 1 run in 10).
  */
 final class DueQueue {
     private final Lane fromMaster = new Lane();
-    private final Straight straight = new Straight();
+    private final Lane straight = new Lane();
 
     /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
     void add(ScheduledTask<?> task, boolean byMaster) {
         if (byMaster) {
-            fromMaster.add(task, 0);
+            fromMaster.add(task);
         } else {
             straight.add(task);
         }
@@ -47,8 +48,8 @@ final class DueQueue {
         return fromMaster.size() + straight.size();
     }
 
-    /** @return whether the first task comes from the heap (the master's lane wins a tie); the queue is not empty */
-    private boolean heapFirst() {
+    /** @return whether the first task is the straight lane's (the master's lane wins a tie); the queue is not empty */
+    private boolean straightFirst() {
         return fromMaster.isEmpty()
                 || (!straight.isEmpty() && straight.headDeadline() < fromMaster.headDeadline());
     }
@@ -58,12 +59,12 @@ final class DueQueue {
         if (isEmpty()) {
             return null;
         }
-        return heapFirst() ? straight.head() : fromMaster.head();
+        return straightFirst() ? straight.head() : fromMaster.head();
     }
 
     /** @return the deadline of the first task; the queue must not be empty */
     long peekDeadline() {
-        return heapFirst() ? straight.headDeadline() : fromMaster.headDeadline();
+        return straightFirst() ? straight.headDeadline() : fromMaster.headDeadline();
     }
 
     /** Removes and returns the first task, or null. */
@@ -71,7 +72,7 @@ final class DueQueue {
         if (isEmpty()) {
             return null;
         }
-        return heapFirst() ? straight.poll() : fromMaster.poll();
+        return straightFirst() ? straight.poll() : fromMaster.poll();
     }
 
     /** @return whether a task in the queue is still pending (the others are stragglers that left NEW) */
@@ -105,12 +106,12 @@ final class DueQueue {
     }
 
     /**
-     * The tasks that came straight, ordered by deadline, then by arrival (a sequence number): a run of those that came
-     * in that order, and a heap of the others. A task whose deadline is not before the run's last one extends the run;
+     * The tasks of one source, ordered by deadline, then by arrival (a sequence number): a run of those that came in
+     * that order, and a heap of the others. A task whose deadline is not before the run's last one extends the run;
      * the first task is the earlier of the two heads.
      */
-    private static final class Straight {
-        private final Lane run = new Lane();
+    private static final class Lane {
+        private final Run run = new Run();
         private final Heap heap = new Heap();
         private long nextArrival;
 
@@ -164,7 +165,7 @@ final class DueQueue {
 
         /** Copies the pending tasks into {@code sink}, in order: takes them out of a copy, leaving this as it is. */
         void copyPendingTo(List<ScheduledTask<?>> sink) {
-            Straight copy = new Straight();
+            Lane copy = new Lane();
             run.copyTo(copy.run);
             heap.copyTo(copy.heap);
             while (!copy.isEmpty()) {
@@ -340,10 +341,10 @@ final class DueQueue {
     }
 
     /**
-     * Tasks in deadline order, ties in the order they were added: {@code tasks[head..tail)}, each with a sequence
-     * number of its caller's (the straight run's arrival; the master's lane, whose ties keep their place, gives 0).
+     * Tasks added in deadline order, each with its arrival number: {@code tasks[head..tail)}, appended at the tail and
+     * taken at the head. The caller adds only a task due no earlier than the last one.
      */
-    private static final class Lane {
+    private static final class Run {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
         private long[] deadlines = new long[16];
         private long[] arrivals = new long[16];
@@ -351,36 +352,13 @@ final class DueQueue {
         private int tail;
 
         void add(ScheduledTask<?> task, long arrival) {
-            long deadline = task.deadline;
             if (tail == tasks.length) {
                 makeRoom();
             }
-            int at = tail;
-            if (tail > head && deadlines[tail - 1] > deadline) {
-                at = firstAfter(deadline);
-                System.arraycopy(tasks, at, tasks, at + 1, tail - at);
-                System.arraycopy(deadlines, at, deadlines, at + 1, tail - at);
-                System.arraycopy(arrivals, at, arrivals, at + 1, tail - at);
-            }
-            tasks[at] = task;
-            deadlines[at] = deadline;
-            arrivals[at] = arrival;
+            tasks[tail] = task;
+            deadlines[tail] = task.deadline;
+            arrivals[tail] = arrival;
             tail++;
-        }
-
-        /** @return the index of the first task due after {@code deadline} (equal ones stay ahead) */
-        private int firstAfter(long deadline) {
-            int low = head;
-            int high = tail;
-            while (low < high) {
-                int middle = (low + high) >>> 1;
-                if (deadlines[middle] <= deadline) {
-                    low = middle + 1;
-                } else {
-                    high = middle;
-                }
-            }
-            return low;
         }
 
         /** Makes room for one more at the end: moves the lane to the front, or doubles the arrays if half is in use. */
@@ -426,8 +404,8 @@ final class DueQueue {
             return deadlines[tail - 1];
         }
 
-        /** Makes {@code target}, an empty lane, a copy of this one. */
-        void copyTo(Lane target) {
+        /** Makes {@code target}, an empty run, a copy of this one. */
+        void copyTo(Run target) {
             int size = Math.max(16, tail - head);
             target.tasks = Arrays.copyOfRange(tasks, head, head + size);
             target.deadlines = Arrays.copyOfRange(deadlines, head, head + size);
