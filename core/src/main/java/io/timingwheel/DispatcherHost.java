@@ -23,8 +23,11 @@ interface DispatcherHost {
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */
     boolean timersPending();
 
-    /** Nothing waits and nothing runs here any more, after shutdown: the executor may terminate. */
-    void dispatcherIdle();
+    /**
+     * Nothing waits and nothing runs here any more, after shutdown: the executor may terminate
+     * ({@link Lifecycle#tryTerminate}). @return whether it has decided to
+     */
+    boolean tryTerminate();
 
     /** This dispatcher was closed by the termination decision, and its last thread has now left. */
     void threadsGone();

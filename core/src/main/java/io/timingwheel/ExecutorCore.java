@@ -7,16 +7,17 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
- * The machinery behind a {@link TimingWheelExecutor}: accepting tasks and handing them to the master or straight to
- * the dispatcher, the operations of {@code getQueue()}, and the shutdowns. The public class is a facade over it: it
- * checks arguments, builds tasks and answers the JDK's methods by calling this class, which never calls back into
- * the facade but through {@link ExecutorHooks}.
+ * The machinery behind a {@link TimingWheelExecutor}: it builds the parts and wires them, accepts tasks and hands them
+ * to the master or straight to the dispatcher, answers what tasks, the dispatcher and the master ask, and shuts down.
+ * The public class is a facade over it: it checks arguments, builds tasks and answers the JDK's methods by calling
+ * this class or the parts it hands out ({@link #pool()}, {@link #pending()}, {@link #lifecycle()}); none of them calls
+ * back into the facade but through {@link ExecutorHooks}.
  *
- * <p>It owns the parts, each with one job: the {@link Lifecycle} (run state, policies, the termination decision), the
- * {@link MasterLoop} (the wheel's thread), the {@link Dispatcher} (where due tasks run), the {@link PendingLimit}, the
+ * <p>The parts, each with one job: the {@link Lifecycle} (run state, policies, the termination decision), the
+ * {@link MasterLoop} (the wheel's thread), the {@link Dispatcher} (where due tasks run), {@link PoolControls} (the
+ * JDK's pool methods), {@link PendingTasks} (what getQueue() sees), the {@link PendingLimit}, the
  * {@link Decorations} and the {@link Instrumentation}. The others reach it through one narrow interface each: tasks
  * through {@link TaskHost}, dispatchers through {@link DispatcherHost}, the master through {@link MasterHost}. No
  * class below this one calls the facade, and none gets a callback built here to run on its own thread.
@@ -59,11 +60,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private final Decorations decorations = new Decorations();
     private final Instrumentation instrumentation;
     private final Dispatcher dispatcher;
-
-    /** The dispatcher if it is the own pool, which acts on the pool settings; null with an external executor. */
-    private final WorkerPool ownPool;
-
-    private final PoolSettings poolSettings;
+    private final PoolControls pool;
+    private final PendingTasks pending;
 
     /**
      * How far ahead of its deadline a task goes straight to the dispatcher ({@link WorkerPool#STRAIGHT_REACH_NANOS});
@@ -79,24 +77,20 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private final TaskFailureHandler failureHandler;
     private final boolean skipMissedRuns;
 
-    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
-    private volatile boolean workersStarted;
-
     ExecutorCore(Settings settings, ExecutorHooks hooks) {
         this.name = settings.name();
-        this.lifecycle = new Lifecycle(name, clock, hooks);
         this.instrumentation = new Instrumentation(name, clock, settings.lateRunEventThresholdNanos());
         this.limit = settings.maxPendingTasks() > 0 ? new PendingLimit(settings.maxPendingTasks()) : null;
         this.failureHandler = settings.failureHandler();
         this.skipMissedRuns = settings.skipMissedRuns();
         TaskRunner runner = new TaskRunner(hooks, decorations, instrumentation);
         OrderGate gate = new OrderGate();
-        this.poolSettings = new PoolSettings(settings.corePoolSize(), settings.threadFactory());
+        PoolSettings poolSettings = new PoolSettings(settings.corePoolSize(), settings.threadFactory());
+        WorkerPool ownPool = null;
         if (settings.workerExecutor() != null) {
-            this.ownPool = null;
             this.dispatcher = new ExternalDispatcher(this, runner, settings.workerExecutor());
         } else {
-            this.ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
+            ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
             this.dispatcher = ownPool;
             ownPool.listenToGate();
         }
@@ -105,6 +99,24 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
         this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
                 dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, settings.masterThreadFactory());
+        this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
+        this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit);
+        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, pending::count);
+    }
+
+    /** @return the pool methods of the JDK's API: settings, prestarting, counts */
+    PoolControls pool() {
+        return pool;
+    }
+
+    /** @return the accepted tasks that have not started, as getQueue() and remove() see them */
+    PendingTasks pending() {
+        return pending;
+    }
+
+    /** @return the run state, the policies and termination: the facade's queries go to it directly */
+    Lifecycle lifecycle() {
+        return lifecycle;
     }
 
     // -- accepting tasks (producers) --------------------------------------------------------------------------------
@@ -121,7 +133,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         if (!lifecycle.isRunning()) {
             return refuse(task, Refusal.SHUT_DOWN);
         }
-        if (!straight && !lifecycle.masterStarted() && !lifecycle.startMaster(master)) {
+        if (!straight && !lifecycle.masterStarted() && !lifecycle.startMaster()) {
             return refuse(task, lifecycle.isRunning() ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN);
         }
         if (limit != null && !limit.reserve()) {
@@ -133,7 +145,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             releasePlace();
             refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
             // A dispatcher that closed as the task arrived may have found it there and stayed open: ask again.
-            lifecycle.requestDecision(dispatcher, master);
+            lifecycle.tryTerminate();
             return Refusal.SHUT_DOWN;
         }
         if (!lifecycle.isRunning()) { // published as the executor shut down: see Lifecycle, note 1
@@ -149,14 +161,12 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             }
             // A decision taken while this task was pending found the executor busy; with the task gone, nothing
             // else may come to ask again (a stopping worker leaves the queue alone), so ask now.
-            lifecycle.requestDecision(dispatcher, master);
+            lifecycle.tryTerminate();
             if (takenBack) {
                 return Refusal.SHUT_DOWN;
             }
         }
-        if (!workersStarted) {
-            prestartWorkers();
-        }
+        pool.prestartWorkers();
         return null;
     }
 
@@ -185,7 +195,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
      */
     boolean discardEarliestPending() {
         for (;;) {
-            ScheduledTask<?> earliest = earliestPending();
+            ScheduledTask<?> earliest = pending.earliest();
             if (earliest == null) {
                 return false;
             }
@@ -278,7 +288,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             published = dispatcher.dispatch(task);
         } else {
             // The first run may have gone straight to the workers (zero initial delay), before any master existed.
-            published = lifecycle.masterStarted() || lifecycle.startMaster(master);
+            published = lifecycle.masterStarted() || lifecycle.startMaster();
             if (published) {
                 master.submit(task);
             }
@@ -324,8 +334,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     }
 
     @Override
-    public void dispatcherIdle() {
-        lifecycle.requestDecision(dispatcher, master);
+    public boolean tryTerminate() {
+        return lifecycle.tryTerminate();
     }
 
     @Override
@@ -335,19 +345,12 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
 
     @Override
     public boolean workersStarved() {
-        return ownPool != null && ownPool.isStarved();
+        return pool.workersStarved();
     }
 
     @Override
     public void retryWorkerStart() {
-        if (ownPool != null) {
-            ownPool.prestart();
-        }
-    }
-
-    @Override
-    public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
-        return lifecycle.masterHoldsNothing(dispatcher, inboxEmpty);
+        pool.retryWorkerStart();
     }
 
     // -- decorations ------------------------------------------------------------------------------------------------
@@ -364,92 +367,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         return decorations.userTask(task);
     }
 
-    /** @return our task behind what the user holds (the task itself, or its decoration), in any state; else null */
-    ScheduledTask<?> taskBehind(Object userTask) {
-        if (userTask instanceof ScheduledTask<?> task && task.host == this) {
-            return task;
-        }
-        return decorations.taskBehind(userTask);
-    }
-
     // -- getQueue() and remove() ------------------------------------------------------------------------------------
-
-    /**
-     * @return the tasks accepted and not started: exact at some moment during the call (with a pending limit, the
-     *     limit's own count; otherwise counted by the master, with the dispatcher's, while nothing moves between them)
-     */
-    long pendingTaskCount() {
-        if (limit != null) {
-            return limit.count();
-        }
-        Optional<Long> count = lifecycle.masterStarted() ? master.pendingCount() : Optional.empty();
-        return count.orElseGet(() -> (long) dispatcher.waitingCount());
-    }
-
-    /** @return the tasks accepted and not started, as the master and the dispatcher hold them now */
-    List<ScheduledTask<?>> pendingTasks() {
-        List<ScheduledTask<?>> tasks = new ArrayList<>();
-        if (!lifecycle.masterStarted() || !master.copyPendingTo(tasks)) {
-            tasks.clear();
-            dispatcher.copyWaitingTo(tasks);
-        }
-        return tasks;
-    }
-
-    /** @return the pending task due first, or null */
-    ScheduledTask<?> earliestPending() {
-        ScheduledTask<?> earliest = null;
-        for (ScheduledTask<?> task : pendingTasks()) {
-            if (earliest == null || task.deadline < earliest.deadline) {
-                earliest = task;
-            }
-        }
-        return earliest;
-    }
-
-    /**
-     * @return our task that the queue shows as {@code shown}, in any state; else null. A decorated task is shown only
-     *     as its decoration, so the task inside is not in the queue, as in the JDK's
-     */
-    private ScheduledTask<?> taskShownAs(Object shown) {
-        ScheduledTask<?> task = taskBehind(shown);
-        return task != null && decorations.userTask(task) == shown ? task : null;
-    }
-
-    /** @return whether the queue shows {@code userTask} as a pending task (O(1) for an undecorated task) */
-    boolean isPending(Object userTask) {
-        ScheduledTask<?> task = taskShownAs(userTask);
-        return task != null && task.isPending();
-    }
-
-    /** Removes (cancels) a pending task, given as the user holds it. @return true if it was pending here */
-    boolean removePending(Object userTask) {
-        ScheduledTask<?> task = taskShownAs(userTask);
-        return task != null && task.cancelIfPending();
-    }
-
-    /** Cancels every pending task (getQueue's clear). */
-    void cancelAllPending() {
-        if (!lifecycle.masterStarted() || !master.cancelAll()) {
-            dispatcher.cancelWaiting();
-        }
-    }
-
-    /**
-     * Takes up to {@code max} tasks that are due, those due first, out of the executor, marked as returned: the
-     * caller owns them (getQueue's poll, take and drainTo). @return how many
-     */
-    int takeDue(int max, List<ScheduledTask<?>> sink) {
-        Optional<Integer> taken = lifecycle.masterStarted() ? master.takeDue(max, sink) : Optional.empty();
-        return taken.orElseGet(() -> dispatcher.takeDue(max, sink));
-    }
-
-    /** @return a time at or before which the earliest pending task is due; {@link TimingWheel#NONE} if none */
-    long nextDeadlineBound() {
-        Optional<Long> master = lifecycle.masterStarted() ? this.master.nextDeadline() : Optional.empty();
-        long next = master.orElse(TimingWheel.NONE);
-        return Math.min(next, dispatcher.firstWaitingDeadline());
-    }
 
     /**
      * Takes a task in through getQueue() ({@code add}, {@code offer}, {@code put}), as the JDK's queue takes it: no
@@ -461,7 +379,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
      *     stopping, when the task is cancelled instead, since it could never run (the JDK's stays queued for ever)
      */
     boolean enqueue(RunnableScheduledFuture<?> userTask) {
-        ScheduledTask<?> task = taskBehind(userTask);
+        ScheduledTask<?> task = pending.taskBehind(userTask);
         if (task != null && !task.isRejected() && !task.isReturned()) {
             return true;
         }
@@ -478,12 +396,10 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             return true;
         }
         boolean inserted = !lifecycle.isStopping()
-                && (lifecycle.masterStarted() || lifecycle.startMaster(master))
+                && (lifecycle.masterStarted() || lifecycle.startMaster())
                 && master.insert(task);
         if (inserted) {
-            if (!workersStarted) {
-                prestartWorkers();
-            }
+            pool.prestartWorkers();
         } else {
             task.cancelIfPending();
             if (userTask != task) {
@@ -493,146 +409,20 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         return true;
     }
 
-    /** Releases cancelled tasks now: waits until the master has processed the cancellations posted so far. */
-    void purge() {
-        if (lifecycle.masterStarted()) {
-            master.purge();
-        }
-    }
-
     // -- threads and pool settings ----------------------------------------------------------------------------------
-
-    /**
-     * Starts a worker per delayed task until the core size is reached, as the JDK does. Once it is, the flag spares
-     * every later schedule a read of the pool's counters, whose cache line the workers write. (A worker that dies
-     * later is replaced by the pool itself, or by the master's retry.)
-     */
-    private void prestartWorkers() {
-        if (ownPool == null) {
-            workersStarted = true; // the given executor owns its threads
-            return;
-        }
-        ownPool.prestart();
-        if (ownPool.isFullyStarted()) {
-            workersStarted = true;
-        }
-    }
-
-    int corePoolSize() {
-        return poolSettings.corePoolSize;
-    }
-
-    /** Sets the core pool size; workers start or retire as the JDK's do, and the flag above must be earned again. */
-    void setCorePoolSize(int size) {
-        int previous = poolSettings.corePoolSize;
-        long waiting = size > previous && ownPool != null ? pendingTaskCount() : 0;
-        workersStarted = false;
-        poolSettings.corePoolSize = size;
-        if (ownPool != null) {
-            ownPool.coreSizeChanged(previous, waiting);
-        }
-    }
-
-    /** @return true if a core thread was started: not once nothing is left to run, as the JDK's */
-    boolean prestartCoreThread() {
-        if (ownPool == null || lifecycle.isStopping() || (lifecycle.isShutdown() && pendingTaskCount() == 0)) {
-            return false;
-        }
-        return ownPool.prestartCoreThread();
-    }
-
-    int maximumPoolSize() {
-        return poolSettings.maximumPoolSize;
-    }
-
-    void setMaximumPoolSize(int size) {
-        poolSettings.maximumPoolSize = size;
-    }
-
-    long keepAliveNanos() {
-        return poolSettings.keepAliveNanos;
-    }
-
-    void setKeepAliveNanos(long nanos) {
-        poolSettings.keepAliveNanos = nanos;
-        keepAliveChanged();
-    }
-
-    boolean allowsCoreThreadTimeOut() {
-        return poolSettings.allowCoreThreadTimeOut;
-    }
-
-    void allowCoreThreadTimeOut(boolean value) {
-        poolSettings.allowCoreThreadTimeOut = value;
-        keepAliveChanged();
-    }
-
-    private void keepAliveChanged() {
-        if (ownPool != null) {
-            ownPool.keepAliveChanged();
-        }
-    }
-
-    ThreadFactory threadFactory() {
-        return poolSettings.threadFactory;
-    }
-
-    void setThreadFactory(ThreadFactory threadFactory) {
-        poolSettings.threadFactory = threadFactory;
-    }
-
-    int poolSize() {
-        return dispatcher.poolSize();
-    }
-
-    int largestPoolSize() {
-        return dispatcher.largestPoolSize();
-    }
-
-    int activeCount() {
-        return dispatcher.activeCount();
-    }
-
-    long completedCount() {
-        return dispatcher.completedCount();
-    }
 
     ExecutorStatistics statistics() {
         Dispatcher.Figures pool = dispatcher.figures();
-        return new ExecutorStatistics(pendingTaskCount(), pool.running(), pool.completedRuns(), pool.failedRuns(),
+        return new ExecutorStatistics(pending.count(), pool.running(), pool.completedRuns(), pool.failedRuns(),
                 instrumentation.cancelledCount(), instrumentation.rejectedCount(), pool.lateness());
     }
 
     // -- shutdown ---------------------------------------------------------------------------------------------------
 
-    boolean isTerminating() {
-        return lifecycle.isTerminating();
-    }
-
-    boolean isTerminated() {
-        return lifecycle.isTerminated();
-    }
-
-    boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return lifecycle.awaitTermination(timeout, unit);
-    }
-
-    void awaitTermination() throws InterruptedException {
-        lifecycle.awaitTermination();
-    }
-
-    boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
-        return lifecycle.continuesExistingPeriodicTasks();
-    }
-
     void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
         if (lifecycle.setContinueExistingPeriodicTasks(value)) {
             applyShutdownPolicies(); // a policy set to false after shutdown cancels at once, as the JDK's setters do
         }
-    }
-
-    boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
-        return lifecycle.executesExistingDelayedTasks();
     }
 
     void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
@@ -666,10 +456,10 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             // again, so ask now, and leave the retries to the master.
             retryWorkerStart();
             if (workersStarved()) {
-                lifecycle.startMaster(master);
+                lifecycle.startMaster();
             }
         }
-        lifecycle.requestDecision(dispatcher, master);
+        lifecycle.tryTerminate();
     }
 
     /**
@@ -686,7 +476,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
                 dispatcher.drainUnstartedTo(unstarted);
             }
             dispatcher.interruptWorkers();
-            lifecycle.requestDecision(dispatcher, master);
+            lifecycle.tryTerminate();
         }
         return handOut(unstarted);
     }

@@ -145,7 +145,7 @@ final class ExternalDispatcher extends Dispatcher {
     /** After shutdown, lets the termination decision look once nothing waits or runs here. */
     private void idleCheck() {
         if (host.isShutdown() && isIdle()) {
-            host.dispatcherIdle();
+            host.tryTerminate();
         }
     }
 

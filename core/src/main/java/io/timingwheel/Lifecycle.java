@@ -34,16 +34,20 @@ import java.util.function.BooleanSupplier;
  * <p>(2) <b>The decision.</b> The executor terminates once it is shut down, the master holds nothing (its inbox and
  * wheel are empty) and the dispatcher is idle (no task waits there, none runs), which the dispatcher checks and
  * records in one step under its own lock ({@link Dispatcher#close}), so that no task reaches it afterwards. The
- * master decides, at the end of each turn once shut down, if it was ever started: only it can see its inbox and
- * wheel. Otherwise the thread that shut down or made the dispatcher idle decides, under this object's monitor, which
- * also guards the start of the master, so no master starts after a decision made without one. The master's view
+ * decision has one way in, {@link #tryTerminate}, which anyone calls. The master decides, at the end of each turn
+ * once shut down, if it was ever started: only it can see its inbox and wheel (another thread's call wakes it).
+ * Otherwise the caller decides, under this object's monitor, which also guards the start of the master, so no master
+ * starts after a decision made without one. The master's view
  * cannot be stale: once shut down, tasks reach it only from publishers that take back what they should not have
  * published (1), from a run re-arming a periodic task, or from commands, which run on the master thread itself. A
  * run publishes its re-armed task before it ends, and the master reads its inbox again after it has seen every run
  * ended, under the dispatcher's lock ({@link Dispatcher#close}): read only before, it could miss a task re-armed in
  * between, and terminate with it in the inbox (ShutdownTest's policy matrix caught that, 1 run in 20 on 4 workers).
  *
- * <p>One fact, one field: {@code runState}; {@code masterStarted}; the dispatcher's own {@code closed}. Once an
+ * <p>One fact, one field: {@code runState}; {@code masterStarted}. The dispatcher's {@code closed} is not a second
+ * record of the decision but the dispatcher's half of it: set under the dispatcher's own lock, where its idleness is
+ * checked, and undone in the same hold if a task is seen to have arrived meanwhile (its producer then finds it open);
+ * TIDYING is written only once that half has come out closed, and never goes back. Once an
  * accepted task's {@code schedule} call has returned, {@code isTerminated()} is true only when that task has ended.
  */
 final class Lifecycle {
@@ -66,9 +70,29 @@ final class Lifecycle {
         }
     }
 
+    /**
+     * What the decision asks of the master thread; implemented by {@link MasterLoop}. Only the master thread may look
+     * at what it holds, so the decision is taken there once the master runs.
+     */
+    interface Master {
+        /** Starts the master's thread. @return false if none could be started */
+        boolean startThread();
+
+        /** @return whether the calling thread is the master's */
+        boolean isMasterThread();
+
+        /** @return whether the inbox and the wheel are empty; the master thread only */
+        boolean holdsNothing();
+
+        /** Wakes the master, to take the decision at the end of its turn (any thread). */
+        void wake();
+    }
+
     private final String name;
     private final Clock clock;
     private final ExecutorHooks hooks;
+    private final Master master;
+    private final Dispatcher dispatcher;
     private final CountDownLatch terminationSignal = new CountDownLatch(1);
 
     /** RUNNING to TERMINATED; only grows. */
@@ -80,10 +104,12 @@ final class Lifecycle {
     private volatile boolean continueExistingPeriodicTasks;
     private volatile boolean executeExistingDelayedTasks = true;
 
-    Lifecycle(String name, Clock clock, ExecutorHooks hooks) {
+    Lifecycle(String name, Clock clock, ExecutorHooks hooks, Master master, Dispatcher dispatcher) {
         this.name = name;
         this.clock = clock;
         this.hooks = hooks;
+        this.master = master;
+        this.dispatcher = dispatcher;
     }
 
     // -- the run state ----------------------------------------------------------------------------------------------
@@ -173,7 +199,7 @@ final class Lifecycle {
      *
      * @return whether the master runs
      */
-    synchronized boolean startMaster(MasterLoop master) {
+    synchronized boolean startMaster() {
         if (masterStarted) {
             return true;
         }
@@ -187,41 +213,35 @@ final class Lifecycle {
     // -- the decision -----------------------------------------------------------------------------------------------
 
     /**
-     * The decision, made by the master at the end of a turn that found its wheel empty; {@code inboxEmpty} is read
-     * again once the dispatcher is seen idle (see {@link Dispatcher#close}).
+     * The one way in to the termination decision, as {@code ThreadPoolExecutor.tryTerminate}: whoever did something
+     * that can let the executor terminate calls it (a shutdown, a dispatcher that became idle, a publisher that took
+     * its task back, the master at the end of a turn that found it holding nothing). If no master was ever started,
+     * the caller decides now, under this object's monitor, which also keeps a master from starting meanwhile. If one
+     * was, only the master thread may see what it holds: called there, it decides, reading its inbox again once the
+     * dispatcher is seen idle (see {@link Dispatcher#close}); called elsewhere, it wakes the master to decide.
      *
-     * @return true if the executor terminates: the master leaves its loop
+     * @return true once the executor has decided to terminate (TIDYING or TERMINATED)
      */
-    boolean masterHoldsNothing(Dispatcher dispatcher, BooleanSupplier inboxEmpty) {
+    boolean tryTerminate() {
         Dispatcher.Closing closing;
         synchronized (this) {
-            closing = close(dispatcher, inboxEmpty);
+            if (!masterStarted) {
+                closing = close(NO_MASTER); // and none can start while this monitor is held
+            } else if (master.isMasterThread()) {
+                closing = close(master::holdsNothing);
+            } else {
+                closing = null;
+            }
+        }
+        if (closing == null) {
+            master.wake();
+            return runState >= TIDYING;
         }
         return finishIfDone(closing);
     }
 
-    /**
-     * Something happened that can let the executor terminate (a shutdown, a dispatcher that became idle): decides now
-     * if no master was ever started, else wakes the master to decide.
-     */
-    void requestDecision(Dispatcher dispatcher, MasterLoop master) {
-        Dispatcher.Closing closing = Dispatcher.Closing.BUSY;
-        boolean masterDecides;
-        synchronized (this) {
-            masterDecides = masterStarted;
-            if (!masterDecides) {
-                closing = close(dispatcher, NO_MASTER); // and none can start while this monitor is held
-            }
-        }
-        if (masterDecides) {
-            master.wake();
-        } else {
-            finishIfDone(closing);
-        }
-    }
-
     /** Closes the dispatcher and moves to TIDYING if the executor can terminate; this object's monitor is held. */
-    private Dispatcher.Closing close(Dispatcher dispatcher, BooleanSupplier masterStillEmpty) {
+    private Dispatcher.Closing close(BooleanSupplier masterStillEmpty) {
         int rs = runState;
         if (rs >= TIDYING) {
             return Dispatcher.Closing.ALREADY_CLOSED;

@@ -1,7 +1,5 @@
 package io.timingwheel;
 
-import java.util.function.BooleanSupplier;
-
 /**
  * What the {@link MasterLoop} asks of the executor that owns it: the whole channel from the master back to the core.
  * Implemented by {@link ExecutorCore}.
@@ -23,12 +21,13 @@ interface MasterHost {
     boolean keptAfterShutdown(ScheduledTask<?> task);
 
     /**
-     * The master, shut down, found its inbox and wheel empty at the end of a turn: the termination decision, which
-     * reads {@code inboxEmpty} again once the dispatcher is seen idle (a run may have re-armed its task since).
+     * The master, shut down, found its inbox and wheel empty at the end of a turn: the termination decision
+     * ({@link Lifecycle#tryTerminate}), which asks the master again whether it holds nothing once the dispatcher is
+     * seen idle (a run may have re-armed its task since).
      *
      * @return true if the executor terminates: the master leaves its loop
      */
-    boolean masterHoldsNothing(BooleanSupplier inboxEmpty);
+    boolean tryTerminate();
 
     /** @return true if tasks wait for a worker that the thread factory failed to start (the own pool only) */
     boolean workersStarved();

@@ -2,6 +2,7 @@ package io.timingwheel;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -43,7 +44,7 @@ import java.util.function.Function;
  * </ul>
  * With nothing pending the master parks without a timeout: an idle executor costs no CPU.
  */
-final class MasterLoop implements Runnable {
+final class MasterLoop implements Runnable, Lifecycle.Master {
     /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
     private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
@@ -137,7 +138,8 @@ final class MasterLoop implements Runnable {
      * from newThread or from start), the default factory next, for the master must run. Called once, by
      * {@link Lifecycle#startMaster}. @return false if no thread could be started
      */
-    boolean startThread() {
+    @Override
+    public boolean startThread() {
         if (threadFactory != null && tryStart(threadFactory, "the master thread factory failed")) {
             return true;
         }
@@ -163,6 +165,17 @@ final class MasterLoop implements Runnable {
     /** @return the order gate, which is also the master's sleep word */
     OrderGate gate() {
         return gate;
+    }
+
+    @Override
+    public boolean isMasterThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** The inbox and the wheel are empty; master thread only (the termination decision asks it, see Lifecycle). */
+    @Override
+    public boolean holdsNothing() {
+        return wheel.size() == 0 && inbox.isEmpty();
     }
 
     /** @return true if the wheel held tasks at the master's last turn */
@@ -194,7 +207,8 @@ final class MasterLoop implements Runnable {
     }
 
     /** Wakes the master at once, e.g. to decide on termination (any thread). */
-    void wake() {
+    @Override
+    public void wake() {
         gate.wakeMaster(); // a sleep being confirmed now fails; one confirmed is over
         Thread t = thread;
         if (t != null) {
@@ -241,7 +255,7 @@ final class MasterLoop implements Runnable {
         runCommands();
         long now = host.now();
         boolean drained = drainAndHandOver(now);
-        if (host.isShutdown() && wheel.size() == 0 && inbox.isEmpty() && host.masterHoldsNothing(inbox::isEmpty)) {
+        if (host.isShutdown() && holdsNothing() && host.tryTerminate()) {
             return true;
         }
         boolean starved = host.workersStarved();
@@ -378,15 +392,17 @@ final class MasterLoop implements Runnable {
             } // else the workers held back by the order gate come first: look again at once
             return;
         }
-        deepSleep = until - now > lazyWakeNanos;
+        boolean deep = until - now > lazyWakeNanos;
+        deepSleep = deep;
         OrderGate.Horizon asleep = confirmSleep(next);
         if (asleep == null) {
             return;
         }
         gate.wakeWaiters();
-        if (gate.state() != asleep) {
-            // Woken meanwhile: waking the gate's waiters may take the dispatcher's lock, and a park inside it consumes the waker's
-            // unpark, so this park would not return.
+        if (gate.state() != asleep || (deep && !deepSleep)) {
+            // Woken meanwhile, through the gate or out of the deep sleep: waking the gate's waiters may take the
+            // dispatcher's lock, and a park inside it consumes the waker's unpark, so this park would not return
+            // (a deep sleep with no deadline never would: the burst test of a million tasks caught that).
             return;
         }
         if (until == TimingWheel.NONE) {
@@ -491,16 +507,18 @@ final class MasterLoop implements Runnable {
         });
     }
 
-    /** Copies every pending task of the inbox, the wheel and the dispatcher into {@code sink}. @return as above */
-    boolean copyPendingTo(List<ScheduledTask<?>> sink) {
-        return runCommand(m -> {
+    /** @return every pending task of the inbox, the wheel and the dispatcher; empty if the master has left */
+    Optional<List<ScheduledTask<?>>> pendingTasks() {
+        return ask(m -> {
             m.drainInbox();
+            List<ScheduledTask<?>> tasks = new ArrayList<>();
             m.wheel.forEach(task -> {
                 if (task.isPending()) {
-                    sink.add(task);
+                    tasks.add(task);
                 }
             });
-            m.dispatcher.copyWaitingTo(sink);
+            m.dispatcher.copyWaitingTo(tasks);
+            return tasks;
         });
     }
 

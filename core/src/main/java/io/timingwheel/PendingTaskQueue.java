@@ -49,22 +49,22 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
 
     @Override
     public int size() {
-        return (int) Math.min(Integer.MAX_VALUE, core.pendingTaskCount());
+        return (int) Math.min(Integer.MAX_VALUE, core.pending().count());
     }
 
     @Override
     public boolean isEmpty() {
-        return core.pendingTaskCount() == 0;
+        return core.pending().count() == 0;
     }
 
     @Override
     public boolean contains(Object task) {
-        return core.isPending(task);
+        return core.pending().contains(task);
     }
 
     /** @return the pending tasks as the user holds them, in no particular order */
     private List<Runnable> snapshot() {
-        List<ScheduledTask<?>> tasks = core.pendingTasks();
+        List<ScheduledTask<?>> tasks = core.pending().list();
         List<Runnable> userTasks = new ArrayList<>(tasks.size());
         for (ScheduledTask<?> task : tasks) {
             userTasks.add(core.userTask(task));
@@ -99,7 +99,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
                 if (last == null) {
                     throw new IllegalStateException();
                 }
-                core.removePending(last);
+                core.pending().remove(last);
                 last = null;
             }
         };
@@ -118,7 +118,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
     /** @return the pending task due first, due or not, or null */
     @Override
     public Runnable peek() {
-        ScheduledTask<?> first = core.earliestPending();
+        ScheduledTask<?> first = core.pending().earliest();
         return first == null ? null : core.userTask(first);
     }
 
@@ -128,7 +128,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
     @Override
     public Runnable poll() {
         List<ScheduledTask<?>> taken = new ArrayList<>(1);
-        core.takeDue(1, taken);
+        core.pending().takeDue(1, taken);
         return taken.isEmpty() ? null : core.handOut(taken).get(0);
     }
 
@@ -153,7 +153,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
             if (task != null) {
                 return task;
             }
-            long wait = Math.min(core.nextDeadlineBound() - core.now(), TimeUnit.MILLISECONDS.toNanos(MAX_WAIT_MILLIS));
+            long wait = Math.min(core.pending().nextDeadlineBound() - core.now(), TimeUnit.MILLISECONDS.toNanos(MAX_WAIT_MILLIS));
             if (timed) {
                 long left = giveUpAt - System.nanoTime();
                 if (left <= 0) {
@@ -180,7 +180,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
             return 0;
         }
         List<ScheduledTask<?>> taken = new ArrayList<>();
-        core.takeDue(maxElements, taken);
+        core.pending().takeDue(maxElements, taken);
         sink.addAll(core.handOut(taken));
         return taken.size();
     }
@@ -190,13 +190,13 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
     /** Removes (and cancels) a pending task, as {@link TimingWheelExecutor#remove(Runnable)} does. */
     @Override
     public boolean remove(Object task) {
-        return core.removePending(task);
+        return core.pending().remove(task);
     }
 
     /** Cancels every pending task. */
     @Override
     public void clear() {
-        core.cancelAllPending();
+        core.pending().cancelAll();
     }
 
     // -- adding -----------------------------------------------------------------------------------------------------

@@ -536,7 +536,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean isTerminating() {
-        return core.isTerminating();
+        return core.lifecycle().isTerminating();
     }
 
     /**
@@ -547,7 +547,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean isTerminated() {
-        return core.isTerminated();
+        return core.lifecycle().isTerminated();
     }
 
     /**
@@ -558,7 +558,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        return core.awaitTermination(timeout, unit);
+        return core.lifecycle().awaitTermination(timeout, unit);
     }
 
     /**
@@ -573,7 +573,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
         shutdown();
         // the first interrupt stops the running tasks; later ones change nothing
-        Uninterruptibly.await(core::awaitTermination, this::shutdownNow);
+        Uninterruptibly.await(core.lifecycle()::awaitTermination, this::shutdownNow);
     }
 
     // -- policies ---------------------------------------------------------------------------------------------------
@@ -596,7 +596,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
-        return core.getContinueExistingPeriodicTasksAfterShutdownPolicy();
+        return core.lifecycle().continuesExistingPeriodicTasks();
     }
 
     /**
@@ -617,7 +617,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean getExecuteExistingDelayedTasksAfterShutdownPolicy() {
-        return core.getExecuteExistingDelayedTasksAfterShutdownPolicy();
+        return core.lifecycle().executesExistingDelayedTasks();
     }
 
     /**
@@ -652,7 +652,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getCorePoolSize() {
-        return core.corePoolSize();
+        return core.pool().corePoolSize();
     }
 
     /**
@@ -671,7 +671,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         if (corePoolSize > getMaximumPoolSize()) {
             throw new IllegalArgumentException("corePoolSize must not exceed maximumPoolSize: " + corePoolSize);
         }
-        core.setCorePoolSize(corePoolSize);
+        core.pool().setCorePoolSize(corePoolSize);
     }
 
     /**
@@ -681,7 +681,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean prestartCoreThread() {
-        return core.prestartCoreThread();
+        return core.pool().prestartCoreThread();
     }
 
     /**
@@ -705,7 +705,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getMaximumPoolSize() {
-        return core.maximumPoolSize();
+        return core.pool().maximumPoolSize();
     }
 
     /**
@@ -720,7 +720,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
             throw new IllegalArgumentException("maximumPoolSize must be positive and not less than corePoolSize: "
                     + maximumPoolSize);
         }
-        core.setMaximumPoolSize(maximumPoolSize);
+        core.pool().setMaximumPoolSize(maximumPoolSize);
     }
 
     /**
@@ -732,7 +732,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getKeepAliveTime(TimeUnit unit) {
-        return unit.convert(core.keepAliveNanos(), TimeUnit.NANOSECONDS);
+        return unit.convert(core.pool().keepAliveNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -751,7 +751,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         if (time == 0 && allowsCoreThreadTimeOut()) {
             throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
         }
-        core.setKeepAliveNanos(unit.toNanos(time));
+        core.pool().setKeepAliveNanos(unit.toNanos(time));
     }
 
     /**
@@ -761,7 +761,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean allowsCoreThreadTimeOut() {
-        return core.allowsCoreThreadTimeOut();
+        return core.pool().allowsCoreThreadTimeOut();
     }
 
     /**
@@ -772,10 +772,10 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void allowCoreThreadTimeOut(boolean value) {
-        if (value && core.keepAliveNanos() <= 0) {
+        if (value && core.pool().keepAliveNanos() <= 0) {
             throw new IllegalArgumentException("Core threads must have nonzero keep alive times");
         }
-        core.allowCoreThreadTimeOut(value);
+        core.pool().allowCoreThreadTimeOut(value);
     }
 
     /**
@@ -786,7 +786,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getPoolSize() {
-        return core.poolSize();
+        return core.pool().poolSize();
     }
 
     /**
@@ -796,7 +796,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getLargestPoolSize() {
-        return core.largestPoolSize();
+        return core.pool().largestPoolSize();
     }
 
     /**
@@ -806,7 +806,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public int getActiveCount() {
-        return core.activeCount();
+        return core.pool().activeCount();
     }
 
     /**
@@ -817,7 +817,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getTaskCount() {
-        return core.completedCount() + core.activeCount() + core.pendingTaskCount();
+        return core.pool().completedCount() + core.pool().activeCount() + core.pending().count();
     }
 
     /**
@@ -828,7 +828,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getCompletedTaskCount() {
-        return core.completedCount();
+        return core.pool().completedCount();
     }
 
     /**
@@ -865,13 +865,13 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public boolean remove(Runnable task) {
-        return core.removePending(task);
+        return core.pending().remove(task);
     }
 
     /** Releases cancelled tasks now. They are released promptly anyway; this only waits until it has happened. */
     @Override
     public void purge() {
-        core.purge();
+        core.pending().purge();
     }
 
     /**
@@ -881,7 +881,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public ThreadFactory getThreadFactory() {
-        return core.threadFactory();
+        return core.pool().threadFactory();
     }
 
     /**
@@ -892,7 +892,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void setThreadFactory(ThreadFactory threadFactory) {
-        core.setThreadFactory(Objects.requireNonNull(threadFactory, "threadFactory"));
+        core.pool().setThreadFactory(Objects.requireNonNull(threadFactory, "threadFactory"));
     }
 
     /**
@@ -938,12 +938,12 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public String toString() {
-        String state = core.isTerminated() ? "Terminated" : core.isShutdown() ? "Shutting down" : "Running";
+        String state = core.lifecycle().isTerminated() ? "Terminated" : core.isShutdown() ? "Shutting down" : "Running";
         return getClass().getName() + "@" + Integer.toHexString(hashCode()) + "[" + state
-                + ", pool size = " + core.poolSize()
-                + ", active threads = " + core.activeCount()
-                + ", queued tasks = " + core.pendingTaskCount()
-                + ", completed tasks = " + core.completedCount() + "]";
+                + ", pool size = " + core.pool().poolSize()
+                + ", active threads = " + core.pool().activeCount()
+                + ", queued tasks = " + core.pending().count()
+                + ", completed tasks = " + core.pool().completedCount() + "]";
     }
 
     // -- builder ----------------------------------------------------------------------------------------------------

@@ -291,7 +291,7 @@ final class WorkerPool extends Dispatcher {
         } finally {
             lock.unlock();
         }
-        host.dispatcherIdle(); // maybe that was the last work; outside the lock: the decision takes it under its own
+        host.tryTerminate(); // maybe that was the last work; outside the lock: the decision takes it under its own
         lock.lock();
         try {
             return waitFor(worker);

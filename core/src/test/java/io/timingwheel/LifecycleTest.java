@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Test;
 class LifecycleTest {
     private final TerminationCount hooks = new TerminationCount();
     private final Clock clock = Clock.startingNow();
-    private final Lifecycle lifecycle = new Lifecycle("test", clock, hooks);
 
     /** What the dispatcher was given to run and the test has not run yet. */
     private final List<Runnable> held = new ArrayList<>();
 
     private final ExternalDispatcher dispatcher = new ExternalDispatcher(new LifecycleHost(),
             new TaskRunner(hooks, new Decorations(), new Instrumentation("test", clock, -1)), held::add);
+    private final FakeMaster master = new FakeMaster();
+    private final Lifecycle lifecycle = new Lifecycle("test", clock, hooks, master, dispatcher);
 
     @Test
     void aNewLifecycleIsRunning() {
@@ -51,7 +52,7 @@ class LifecycleTest {
 
     @Test
     void aDecisionBeforeShutdownChangesNothing() {
-        lifecycle.requestDecision(dispatcher, null);
+        lifecycle.tryTerminate();
         assertTrue(lifecycle.isRunning());
         assertEquals(0, hooks.terminated);
     }
@@ -59,14 +60,14 @@ class LifecycleTest {
     @Test
     void anIdleExecutorTerminatesAtItsDecisionAndOnlyOnce() throws InterruptedException {
         lifecycle.advanceTo(Lifecycle.SHUTDOWN);
-        lifecycle.requestDecision(dispatcher, null);
+        lifecycle.tryTerminate();
 
         assertTrue(lifecycle.isTerminated());
         assertFalse(lifecycle.isTerminating());
         assertTrue(lifecycle.awaitTermination(0, TimeUnit.NANOSECONDS));
         assertEquals(1, hooks.terminated);
 
-        lifecycle.requestDecision(dispatcher, null);
+        lifecycle.tryTerminate();
         assertFalse(lifecycle.advanceTo(Lifecycle.STOP), "nothing is left to apply a state to");
         assertEquals(Lifecycle.TERMINATED, lifecycle.runState());
         assertEquals(1, hooks.terminated, "terminated() runs exactly once");
@@ -78,7 +79,7 @@ class LifecycleTest {
         assertTrue(dispatcher.dispatch(task));
         lifecycle.advanceTo(Lifecycle.SHUTDOWN);
 
-        lifecycle.requestDecision(dispatcher, null);
+        lifecycle.tryTerminate();
         assertEquals(Lifecycle.SHUTDOWN, lifecycle.runState(), "a task waits: the executor stays shut down");
         assertFalse(lifecycle.awaitTermination(0, TimeUnit.NANOSECONDS));
         assertEquals(0, hooks.terminated);
@@ -126,8 +127,61 @@ class LifecycleTest {
     @Test
     void noMasterStartsOnceStopping() {
         lifecycle.advanceTo(Lifecycle.STOP);
-        assertFalse(lifecycle.startMaster(null), "asked before the master itself: nothing may start it now");
+        assertFalse(lifecycle.startMaster());
+        assertEquals(0, master.starts, "not even asked: a master started now would hold what no drain looks at");
         assertFalse(lifecycle.masterStarted());
+    }
+
+    @Test
+    void onceAMasterRunsOnlyItsThreadDecides() {
+        assertTrue(lifecycle.startMaster());
+        assertTrue(lifecycle.startMaster(), "started once");
+        assertEquals(1, master.starts);
+        lifecycle.advanceTo(Lifecycle.SHUTDOWN);
+
+        assertFalse(lifecycle.tryTerminate(), "another thread only wakes the master");
+        assertEquals(1, master.wakeUps);
+        assertEquals(Lifecycle.SHUTDOWN, lifecycle.runState());
+
+        master.onItsThread = true;
+        master.holdsNothing = false;
+        assertFalse(lifecycle.tryTerminate(), "the master still holds a task");
+        assertEquals(Lifecycle.SHUTDOWN, lifecycle.runState());
+
+        master.holdsNothing = true;
+        assertTrue(lifecycle.tryTerminate());
+        assertTrue(lifecycle.isTerminated());
+        assertEquals(1, master.wakeUps, "the master's own decision wakes nobody");
+        assertEquals(1, hooks.terminated);
+    }
+
+    /** A master that answers as the test says and counts what it was asked to do. */
+    private static final class FakeMaster implements Lifecycle.Master {
+        int starts;
+        int wakeUps;
+        boolean onItsThread;
+        boolean holdsNothing;
+
+        @Override
+        public boolean startThread() {
+            starts++;
+            return true;
+        }
+
+        @Override
+        public boolean isMasterThread() {
+            return onItsThread;
+        }
+
+        @Override
+        public boolean holdsNothing() {
+            return holdsNothing;
+        }
+
+        @Override
+        public void wake() {
+            wakeUps++;
+        }
     }
 
     /** Counts {@code terminated()}; the run hooks are off. */
@@ -186,8 +240,8 @@ class LifecycleTest {
         }
 
         @Override
-        public void dispatcherIdle() {
-            lifecycle.requestDecision(dispatcher, null);
+        public boolean tryTerminate() {
+            return lifecycle.tryTerminate();
         }
 
         @Override

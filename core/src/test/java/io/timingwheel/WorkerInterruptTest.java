@@ -63,7 +63,8 @@ class WorkerInterruptTest {
         }
 
         @Override
-        public void dispatcherIdle() {
+        public boolean tryTerminate() {
+            return false;
         }
 
         @Override

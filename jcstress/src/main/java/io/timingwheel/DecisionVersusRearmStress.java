@@ -31,7 +31,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @State
 public class DecisionVersusRearmStress {
     private final StripedInbox<ScheduledTask<?>> inbox = new StripedInbox<>(2);
-    private final Lifecycle lifecycle = new Lifecycle("stress", Clock.startingNow(), new StressHooks());
+    private final Lifecycle lifecycle;
     private final ExternalDispatcher dispatcher;
     private final PeriodicTask task;
 
@@ -39,6 +39,7 @@ public class DecisionVersusRearmStress {
         StressDispatcherHost host = new StressDispatcherHost();
         host.shutdown = true;
         dispatcher = host.externalDispatcher(Runnable::run);
+        lifecycle = masterDecides(inbox, dispatcher);
         task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
         lifecycle.advanceTo(Lifecycle.SHUTDOWN);
     }
@@ -51,7 +52,7 @@ public class DecisionVersusRearmStress {
     /** The end of the master's turn: MasterLoop.turn's test, with the inbox read again by the decision. */
     @Actor
     public void master(III_Result r) {
-        r.r2 = inbox.isEmpty() && lifecycle.masterHoldsNothing(dispatcher, inbox::isEmpty) ? 1 : 0;
+        r.r2 = inbox.isEmpty() && lifecycle.tryTerminate() ? 1 : 0;
     }
 
     @Arbiter
@@ -80,7 +81,7 @@ public class DecisionVersusRearmStress {
     @State
     public static class OwnWorkers {
         private final StripedInbox<ScheduledTask<?>> inbox = new StripedInbox<>(2);
-        private final Lifecycle lifecycle = new Lifecycle("stress", Clock.startingNow(), new StressHooks());
+        private final Lifecycle lifecycle;
         private final WorkerPool pool;
         private final PeriodicTask task;
         private Runnable worker;
@@ -101,6 +102,7 @@ public class DecisionVersusRearmStress {
             settings.keepAliveNanos = 1;
             pool = host.workerPool(settings);
             pool.prestart();
+            lifecycle = masterDecides(inbox, pool);
             task = new PeriodicTask(new RearmToInbox(inbox), () -> { }, 0, 1);
             lifecycle.advanceTo(Lifecycle.SHUTDOWN);
         }
@@ -114,13 +116,42 @@ public class DecisionVersusRearmStress {
         /** The end of the master's turn, as in the outer test. */
         @Actor
         public void master(III_Result r) {
-            r.r2 = inbox.isEmpty() && lifecycle.masterHoldsNothing(pool, inbox::isEmpty) ? 1 : 0;
+            r.r2 = inbox.isEmpty() && lifecycle.tryTerminate() ? 1 : 0;
         }
 
         @Arbiter
         public void arbiter(III_Result r) {
             r.r3 = inbox.isEmpty() ? 0 : 1;
         }
+    }
+
+    /**
+     * @return a real {@link Lifecycle} whose master is started, and whose decision is taken as on the master thread:
+     *     the master's part is whether {@code inbox} is empty
+     */
+    static Lifecycle masterDecides(StripedInbox<ScheduledTask<?>> inbox, Dispatcher dispatcher) {
+        Lifecycle lifecycle = new Lifecycle("stress", Clock.startingNow(), new StressHooks(), new Lifecycle.Master() {
+            @Override
+            public boolean startThread() {
+                return true;
+            }
+
+            @Override
+            public boolean isMasterThread() {
+                return true; // the actor that calls the decision plays the master thread
+            }
+
+            @Override
+            public boolean holdsNothing() {
+                return inbox.isEmpty();
+            }
+
+            @Override
+            public void wake() {
+            }
+        }, dispatcher);
+        lifecycle.startMaster();
+        return lifecycle;
     }
 
     /** A periodic run's re-arm as {@code ExecutorCore.rearm} does it for a future deadline: to the master's inbox. */

@@ -72,7 +72,8 @@ final class StressDispatcherHost implements DispatcherHost {
     }
 
     @Override
-    public void dispatcherIdle() {
+    public boolean tryTerminate() {
+        return false;
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.timingwheel;
 
-import java.util.function.BooleanSupplier;
-
 /**
  * The executor side of a master, as the stress tests need it: shut down, with nothing left, so the master's first
  * termination decision ends its loop; the time stands still (at 0, unless a test sets it) and every task may stay.
@@ -55,7 +53,7 @@ final class StressMasterHost implements MasterHost {
     }
 
     @Override
-    public boolean masterHoldsNothing(BooleanSupplier inboxEmpty) {
+    public boolean tryTerminate() {
         return true;
     }
 

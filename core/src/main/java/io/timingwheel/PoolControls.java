@@ -1,0 +1,141 @@
+package io.timingwheel;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.function.LongSupplier;
+
+/**
+ * The pool methods of {@link java.util.concurrent.ThreadPoolExecutor}'s API, behind the facade: the settings
+ * ({@link PoolSettings}), the prestarting of workers, and the counts. The settings are acted on only by the own
+ * {@link WorkerPool}; with tasks running on a given executor they are only remembered, and the counts are that
+ * dispatcher's.
+ */
+final class PoolControls {
+    private final PoolSettings settings;
+
+    /** The dispatcher if it is the own pool; null with an external executor. */
+    private final WorkerPool ownPool;
+
+    private final Dispatcher dispatcher;
+    private final Lifecycle lifecycle;
+
+    /** The tasks accepted and not started, for the JDK's rules on starting threads. */
+    private final LongSupplier pendingCount;
+
+    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
+    private volatile boolean workersStarted;
+
+    PoolControls(PoolSettings settings, WorkerPool ownPool, Dispatcher dispatcher, Lifecycle lifecycle,
+                 LongSupplier pendingCount) {
+        this.settings = settings;
+        this.ownPool = ownPool;
+        this.dispatcher = dispatcher;
+        this.lifecycle = lifecycle;
+        this.pendingCount = pendingCount;
+        this.workersStarted = ownPool == null; // the given executor owns its threads
+    }
+
+    /**
+     * Starts a worker per accepted task until the core size is reached, as the JDK does. Once it is, the flag spares
+     * every later schedule a read of the pool's counters, whose cache line the workers write. (A worker that dies
+     * later is replaced by the pool itself, or by the master's retry.)
+     */
+    void prestartWorkers() {
+        if (!workersStarted) {
+            ownPool.prestart();
+            if (ownPool.isFullyStarted()) {
+                workersStarted = true;
+            }
+        }
+    }
+
+    /** @return true if tasks wait for a worker that the thread factory failed to start */
+    boolean workersStarved() {
+        return ownPool != null && ownPool.isStarved();
+    }
+
+    /** Tries again to start a worker for the tasks that wait. */
+    void retryWorkerStart() {
+        if (ownPool != null) {
+            ownPool.prestart();
+        }
+    }
+
+    int corePoolSize() {
+        return settings.corePoolSize;
+    }
+
+    /** Sets the core pool size; workers start or retire as the JDK's do, and the flag above must be earned again. */
+    void setCorePoolSize(int size) {
+        int previous = settings.corePoolSize;
+        settings.corePoolSize = size;
+        if (ownPool != null) {
+            workersStarted = false;
+            ownPool.coreSizeChanged(previous, size > previous ? pendingCount.getAsLong() : 0);
+        }
+    }
+
+    /** @return true if a core thread was started: not once nothing is left to run, as the JDK's */
+    boolean prestartCoreThread() {
+        if (ownPool == null || lifecycle.isStopping()
+                || (lifecycle.isShutdown() && pendingCount.getAsLong() == 0)) {
+            return false;
+        }
+        return ownPool.prestartCoreThread();
+    }
+
+    int maximumPoolSize() {
+        return settings.maximumPoolSize;
+    }
+
+    void setMaximumPoolSize(int size) {
+        settings.maximumPoolSize = size;
+    }
+
+    long keepAliveNanos() {
+        return settings.keepAliveNanos;
+    }
+
+    void setKeepAliveNanos(long nanos) {
+        settings.keepAliveNanos = nanos;
+        keepAliveChanged();
+    }
+
+    boolean allowsCoreThreadTimeOut() {
+        return settings.allowCoreThreadTimeOut;
+    }
+
+    void allowCoreThreadTimeOut(boolean value) {
+        settings.allowCoreThreadTimeOut = value;
+        keepAliveChanged();
+    }
+
+    private void keepAliveChanged() {
+        if (ownPool != null) {
+            ownPool.keepAliveChanged();
+        }
+    }
+
+    ThreadFactory threadFactory() {
+        return settings.threadFactory;
+    }
+
+    void setThreadFactory(ThreadFactory threadFactory) {
+        settings.threadFactory = threadFactory;
+    }
+
+    int poolSize() {
+        return dispatcher.poolSize();
+    }
+
+    int largestPoolSize() {
+        return dispatcher.largestPoolSize();
+    }
+
+    int activeCount() {
+        return dispatcher.activeCount();
+    }
+
+    long completedCount() {
+        return dispatcher.completedCount();
+    }
+}
