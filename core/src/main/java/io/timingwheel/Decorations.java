@@ -1,5 +1,7 @@
 package io.timingwheel;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RunnableScheduledFuture;
@@ -53,5 +55,15 @@ final class Decorations {
             }
         }
         return null;
+    }
+
+    /** @return the tasks as the user holds them, now the caller's (returned): their decorations are forgotten */
+    List<Runnable> handOut(List<ScheduledTask<?>> returned) {
+        List<Runnable> userTasks = new ArrayList<>(returned.size());
+        for (ScheduledTask<?> task : returned) {
+            userTasks.add(userTask(task));
+            forget(task);
+        }
+        return userTasks;
     }
 }

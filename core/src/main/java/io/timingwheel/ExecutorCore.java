@@ -1,23 +1,19 @@
 package io.timingwheel;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RunnableScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The machinery behind a {@link TimingWheelExecutor}: it builds the parts and wires them, accepts tasks and hands them
- * to the master or straight to the dispatcher, answers what tasks, the dispatcher and the master ask, and shuts down.
- * The public class is a facade over it: it checks arguments, builds tasks and answers the JDK's methods by calling
- * this class or the parts it hands out ({@link #pool()}, {@link #pending()}, {@link #lifecycle()}); none of them calls
- * back into the facade but through {@link ExecutorHooks}.
+ * to the master or straight to the dispatcher, and answers what tasks, the dispatcher and the master ask. The public
+ * class is a facade over it: it checks arguments, builds tasks and answers the JDK's methods by calling this class or
+ * the parts it hands out ({@link #pool()}, {@link #pending()}, {@link #shutdowns()}, {@link #lifecycle()}); none of
+ * them calls back into the facade but through {@link ExecutorHooks}.
  *
  * <p>The parts, each with one job: the {@link Lifecycle} (run state, policies, the termination decision), the
  * {@link MasterLoop} (the wheel's thread), the {@link Dispatcher} (where due tasks run), {@link PoolControls} (the
- * JDK's pool methods), {@link PendingTasks} (what getQueue() sees), the {@link PendingLimit}, the
+ * JDK's pool methods), {@link PendingTasks} (what getQueue() sees), {@link Shutdowns}, the {@link PendingLimit}, the
  * {@link Decorations} and the {@link Instrumentation}. The others reach it through one narrow interface each: tasks
  * through {@link TaskHost}, dispatchers through {@link DispatcherHost}, the master through {@link MasterHost}. No
  * class below this one calls the facade, and none gets a callback built here to run on its own thread.
@@ -34,26 +30,6 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         SHUT_DOWN, PENDING_LIMIT, NO_MASTER_THREAD
     }
 
-    /**
-     * The settings of a {@link TimingWheelExecutor.Builder}, checked by the facade, as the core takes them.
-     *
-     * @param name the executor's name, for threads, reports and events
-     * @param corePoolSize the core pool size
-     * @param threadFactory the factory of worker threads
-     * @param masterThreadFactory the user's factory of the master thread, or null
-     * @param workerExecutor where tasks run instead of the own workers, or null
-     * @param tickNanos the wheel's tick
-     * @param wheelSize the wheel's slots per level
-     * @param maxPendingTasks the pending limit; 0 for none
-     * @param failureHandler hears of failed runs, or null
-     * @param skipMissedRuns whether fixed-rate tasks skip missed runs
-     * @param lateRunEventThresholdNanos runs later than this emit a JFR event; negative when the events are off
-     */
-    record Settings(String name, int corePoolSize, ThreadFactory threadFactory, ThreadFactory masterThreadFactory,
-                    Executor workerExecutor, long tickNanos, int wheelSize, long maxPendingTasks,
-                    TaskFailureHandler failureHandler, boolean skipMissedRuns, long lateRunEventThresholdNanos) {
-    }
-
     private final String name;
     private final Clock clock = Clock.startingNow();
     private final Lifecycle lifecycle;
@@ -62,6 +38,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private final Dispatcher dispatcher;
     private final PoolControls pool;
     private final PendingTasks pending;
+    private final Shutdowns shutdowns;
 
     /**
      * How far ahead of its deadline a task goes straight to the dispatcher ({@link WorkerPool#STRAIGHT_REACH_NANOS});
@@ -77,7 +54,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     private final TaskFailureHandler failureHandler;
     private final boolean skipMissedRuns;
 
-    ExecutorCore(Settings settings, ExecutorHooks hooks) {
+    ExecutorCore(ExecutorSettings settings, ExecutorHooks hooks) {
         this.name = settings.name();
         this.instrumentation = new Instrumentation(name, clock, settings.lateRunEventThresholdNanos());
         this.limit = settings.maxPendingTasks() > 0 ? new PendingLimit(settings.maxPendingTasks()) : null;
@@ -102,6 +79,12 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
         this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit);
         this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, pending::count);
+        this.shutdowns = new Shutdowns(lifecycle, master, dispatcher, pool, decorations);
+    }
+
+    /** @return {@code shutdown()}, {@code shutdownNow()} and the policies' setters */
+    Shutdowns shutdowns() {
+        return shutdowns;
     }
 
     /** @return the pool methods of the JDK's API: settings, prestarting, counts */
@@ -417,77 +400,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
                 instrumentation.cancelledCount(), instrumentation.rejectedCount(), pool.lateness());
     }
 
-    // -- shutdown ---------------------------------------------------------------------------------------------------
-
-    void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
-        if (lifecycle.setContinueExistingPeriodicTasks(value)) {
-            applyShutdownPolicies(); // a policy set to false after shutdown cancels at once, as the JDK's setters do
-        }
-    }
-
-    void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
-        if (lifecycle.setExecuteExistingDelayedTasks(value)) {
-            applyShutdownPolicies();
-        }
-    }
-
-    /** No new tasks; the shutdown policies cancel at once what they do not keep, wherever it waits. */
-    void shutdown() {
-        if (lifecycle.advanceTo(Lifecycle.SHUTDOWN)) {
-            applyShutdownPolicies();
-        }
-    }
-
-    /**
-     * Applies the shutdown policies to every accepted task that has not started, then lets the termination decision
-     * look. The SHUTDOWN rule applies even if shutdownNow has been called since: what the policies keep, its drain
-     * returns.
-     */
-    private void applyShutdownPolicies() {
-        if (lifecycle.runState() >= Lifecycle.TIDYING) {
-            return;
-        }
-        if (lifecycle.masterStarted()) {
-            master.applyShutdownPolicies();
-        }
-        dispatcher.applyShutdownPolicies();
-        if (workersStarved()) {
-            // Tasks wait for a worker that the thread factory could not make so far. No new task will come to ask
-            // again, so ask now, and leave the retries to the master.
-            retryWorkerStart();
-            if (workersStarved()) {
-                lifecycle.startMaster();
-            }
-        }
-        lifecycle.tryTerminate();
-    }
-
-    /**
-     * Stops: no new tasks, running tasks interrupted, and the tasks that never started returned (left uncancelled).
-     * The drain needs no lock against producers: one that published before the state changed is seen by it, one that
-     * published after takes its task back (see Lifecycle, note 1).
-     *
-     * @return the accepted tasks that never started, as the user holds them
-     */
-    List<Runnable> shutdownNow() {
-        List<ScheduledTask<?>> unstarted = new ArrayList<>();
-        if (lifecycle.advanceTo(Lifecycle.STOP)) {
-            if (!lifecycle.masterStarted() || !master.drainUnstarted(unstarted)) {
-                dispatcher.drainUnstartedTo(unstarted);
-            }
-            dispatcher.interruptWorkers();
-            lifecycle.tryTerminate();
-        }
-        return handOut(unstarted);
-    }
-
     /** @return the tasks as the user holds them, now the caller's (returned): the executor forgets their decoration */
     List<Runnable> handOut(List<ScheduledTask<?>> returned) {
-        List<Runnable> userTasks = new ArrayList<>(returned.size());
-        for (ScheduledTask<?> task : returned) {
-            userTasks.add(decorations.userTask(task));
-            decorations.forget(task);
-        }
-        return userTasks;
+        return decorations.handOut(returned);
     }
 }

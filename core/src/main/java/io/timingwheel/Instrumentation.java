@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.LongAdder;
  * nothing here may keep a task from ending, so recording never throws.
  */
 final class Instrumentation {
-    private final String executor;
+    private final String executorName;
     private final Clock clock;
 
     /** Runs later than this emit a JFR event; negative when the events are off. */
@@ -17,8 +17,8 @@ final class Instrumentation {
     private final LongAdder cancelled = new LongAdder();
     private final LongAdder rejected = new LongAdder();
 
-    Instrumentation(String executor, Clock clock, long lateRunEventThresholdNanos) {
-        this.executor = executor;
+    Instrumentation(String executorName, Clock clock, long lateRunEventThresholdNanos) {
+        this.executorName = executorName;
         this.clock = clock;
         this.lateRunEventThresholdNanos = lateRunEventThresholdNanos;
     }
@@ -29,10 +29,10 @@ final class Instrumentation {
             long lateness = clock.now() - task.deadline;
             histogram.record(lateness);
             if (lateRunEventThresholdNanos >= 0 && lateness > lateRunEventThresholdNanos) {
-                FlightRecorderEvents.lateRun(executor, task, lateness);
+                FlightRecorderEvents.lateRun(executorName, task, lateness);
             }
         } catch (Throwable t) {
-            InternalFailures.report(executor, "cannot record a run's lateness", t);
+            InternalFailures.report(executorName, "cannot record a run's lateness", t);
         }
     }
 
@@ -45,9 +45,9 @@ final class Instrumentation {
         rejected.increment();
         if (lateRunEventThresholdNanos >= 0) {
             try {
-                FlightRecorderEvents.rejection(executor, task, shutdown);
+                FlightRecorderEvents.rejection(executorName, task, shutdown);
             } catch (Throwable t) {
-                InternalFailures.report(executor, "cannot record a rejection event", t);
+                InternalFailures.report(executorName, "cannot record a rejection event", t);
             }
         }
     }

@@ -6,11 +6,11 @@ final class InternalFailures {
     }
 
     /** Reports {@code failure} to the current thread's uncaught-exception handler, naming the executor; never throws. */
-    static void report(String executor, String what, Throwable failure) {
+    static void report(String executorName, String what, Throwable failure) {
         try {
             Thread me = Thread.currentThread();
             me.getUncaughtExceptionHandler().uncaughtException(me,
-                    new IllegalStateException(executor + ": " + what, failure));
+                    new IllegalStateException(executorName + ": " + what, failure));
         } catch (Throwable ignore) {
             // reporting must not make things worse
         }

@@ -1,6 +1,5 @@
 package io.timingwheel;
 
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +37,7 @@ import java.util.function.Function;
  *   <li>It parks until {@link #leadNanos} before that deadline when the dispatcher's workers wait for deadlines
  *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path.</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
- *       sleep ({@code deepSleep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
+ *       sleep (the gate's state says so: {@link OrderGate.Horizon#deep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
  *       deeply, so a steady stream of schedules costs one wake-up per interval, not one per schedule.</li>
  * </ul>
@@ -54,17 +53,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** How often the master retries to start a worker while due tasks wait and no worker could be started. */
     private static final long WORKER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private static final VarHandle DEEP_SLEEP;
-
-    static {
-        try {
-            DEEP_SLEEP = MethodHandles.lookup().findVarHandle(MasterLoop.class, "deepSleep", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final String executor;
+    private final String executorName;
     private final MasterHost host;
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
@@ -91,7 +80,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** The user's factory for the master thread, or null; the default one is the fallback. */
     private final ThreadFactory threadFactory;
 
-    private volatile boolean deepSleep;
     private volatile Thread thread;
 
     /** Set when the master thread has left its loop for good; commands posted later never run. */
@@ -117,10 +105,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * @param handOverAheadNanos how far ahead of their deadlines tasks are handed to the dispatcher
      * @param straightReachNanos how far ahead of its deadline a publisher hands a task to the dispatcher itself
      */
-    MasterLoop(String executor, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
+    MasterLoop(String executorName, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
                OrderGate gate, long handOverAheadNanos, long straightReachNanos, long lazyWakeNanos,
                ThreadFactory threadFactory) {
-        this.executor = executor;
+        this.executorName = executorName;
         this.host = host;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
@@ -143,21 +131,21 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         if (threadFactory != null && tryStart(threadFactory, "the master thread factory failed")) {
             return true;
         }
-        return tryStart(new NamedThreadFactory(executor + "-master", true, false), "cannot start the master thread");
+        return tryStart(new NamedThreadFactory(executorName + "-master", true, false), "cannot start the master thread");
     }
 
     private boolean tryStart(ThreadFactory factory, String failure) {
         try {
             Thread t = factory.newThread(this);
             if (t == null) {
-                InternalFailures.report(executor, failure, new NullPointerException("the factory returned null"));
+                InternalFailures.report(executorName, failure, new NullPointerException("the factory returned null"));
                 return false;
             }
             thread = t;
             t.start();
             return true;
         } catch (Throwable e) {
-            InternalFailures.report(executor, failure, e);
+            InternalFailures.report(executorName, failure, e);
             return false;
         }
     }
@@ -190,8 +178,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         inbox.offer(task);
         if (gate.published(task.deadline)) {
             LockSupport.unpark(thread);
-        } else if (deepSleep) {
-            wakeFromDeepSleep();
         }
     }
 
@@ -201,8 +187,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     void postUnlink(ScheduledTask<?> task) {
         inbox.offer(task);
-        if (deepSleep) {
-            wakeFromDeepSleep();
+        if (gate.wakeFromDeepSleep()) {
+            LockSupport.unpark(thread);
         }
     }
 
@@ -213,12 +199,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         Thread t = thread;
         if (t != null) {
             LockSupport.unpark(t);
-        }
-    }
-
-    private void wakeFromDeepSleep() {
-        if (DEEP_SLEEP.compareAndSet(this, true, false)) {
-            LockSupport.unpark(thread);
         }
     }
 
@@ -234,7 +214,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                     }
                 } catch (Throwable t) {
                     // The master must never die: whatever went wrong was one task's business, not the loop's.
-                    InternalFailures.report(executor, "master loop", t);
+                    InternalFailures.report(executorName, "master loop", t);
                 }
             }
         } finally {
@@ -251,7 +231,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         // The master has nothing interruptible; an interrupt from user code would only make every park return at
         // once and turn the loop into a spin.
         Thread.interrupted();
-        deepSleep = false;
         runCommands();
         long now = host.now();
         boolean drained = drainAndHandOver(now);
@@ -392,17 +371,14 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             } // else the workers held back by the order gate come first: look again at once
             return;
         }
-        boolean deep = until - now > lazyWakeNanos;
-        deepSleep = deep;
-        OrderGate.Horizon asleep = confirmSleep(next);
+        OrderGate.Horizon asleep = confirmSleep(next, until - now > lazyWakeNanos);
         if (asleep == null) {
             return;
         }
         gate.wakeWaiters();
-        if (gate.state() != asleep || (deep && !deepSleep)) {
-            // Woken meanwhile, through the gate or out of the deep sleep: waking the gate's waiters may take the
-            // dispatcher's lock, and a park inside it consumes the waker's unpark, so this park would not return
-            // (a deep sleep with no deadline never would: the burst test of a million tasks caught that).
+        if (gate.state() != asleep) {
+            // Woken meanwhile (every waker replaces the state first): waking the gate's waiters may take the
+            // dispatcher's lock, and a park inside it consumes the waker's unpark, so this park would not return.
             return;
         }
         if (until == TimingWheel.NONE) {
@@ -423,10 +399,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      *     must not sleep: something came, or a producer lowered the gate, or someone woke the master meanwhile (its
      *     lowering makes the confirmation fail, or, after it, unparks the master)
      */
-    OrderGate.Horizon confirmSleep(long firstHeld) {
-        OrderGate.Horizon prepared = announceForSleep(firstHeld);
+    OrderGate.Horizon confirmSleep(long firstHeld, boolean deep) {
+        OrderGate.Horizon prepared = announceForSleep(firstHeld, deep);
         if (!commands.isEmpty() || !inbox.isEmpty()) {
-            deepSleep = false;
             return null;
         }
         drainedUpTo(prepared); // the inbox was empty after the announcement: as good as a mark drained up to
@@ -441,8 +416,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     }
 
     /** The same, for the master's sleep ({@link OrderGate#prepareSleep}). */
-    private OrderGate.Horizon announceForSleep(long firstHeld) {
-        OrderGate.Horizon prepared = gate.prepareSleep(firstHeld);
+    private OrderGate.Horizon announceForSleep(long firstHeld, boolean deep) {
+        OrderGate.Horizon prepared = gate.prepareSleep(firstHeld, deep);
         drainedBound = Math.min(drainedBound, firstHeld);
         return prepared;
     }

@@ -6,8 +6,9 @@ import java.lang.invoke.VarHandle;
 /**
  * The order gate: a worker takes a due task only once every task due before it that the master holds has been handed
  * over, so that a task that reaches the workers without the master (due at once, due soon, a periodic task re-armed)
- * never passes an earlier timer still in the master's hands. It is also the master's sleep word: one state, replaced by
- * CAS, that the master, the publishers of tasks and the workers share.
+ * never passes an earlier timer still in the master's hands. It is also the master's sleep word, the only one: one
+ * state, replaced by CAS, that the master, the publishers of tasks and the workers share; whether the master sleeps,
+ * and whether deeply (then work that can wait wakes it once), is part of it.
  *
  * <h2>The state</h2>
  * An immutable {@link Horizon}: {@code open}, the gate (a worker may take a task due before it); {@code announced},
@@ -34,7 +35,10 @@ import java.lang.invoke.VarHandle;
  *       state read after the drain, so a lowering it has not seen makes it fail and look again.</li>
  *   <li>Before parking, the master {@linkplain #prepareSleep announces} the first deadline it holds, looks at its
  *       inbox and commands once more (the caller's part), then {@linkplain #confirmSleep confirms}: the gate opens and
- *       the state says asleep, unless a publisher or {@link #wakeMaster} replaced the state meanwhile.</li>
+ *       the state says asleep, unless a publisher or {@link #wakeMaster} replaced the state meanwhile. A deep sleep
+ *       (prepared as such) is replaced by the first publisher of work that can wait ({@link #published} of a task
+ *       due after the announced time, {@link #wakeFromDeepSleep}): its confirmation fails, or the master is woken
+ *       once.</li>
  *   <li>A worker reads {@code open}. One that finds the gate shut registers ({@link #enterWait}) and reads it again
  *       before it waits; the master reads the count of such workers after every opening ({@link #hasWaiters}) and
  *       signals them: one of the two sees the other.</li>
@@ -56,19 +60,31 @@ final class OrderGate {
         final long lowerings;
         /** The master has confirmed its sleep: whoever replaces this state by lowering it unparks the master. */
         final boolean asleep;
+        /**
+         * The master prepares (or has confirmed) a long sleep, past the interval in which it looks at work that can
+         * wait: the first publisher of such work (a task due after {@code announced}, a cancellation to unlink)
+         * replaces this state, so the master wakes once for it (or does not fall asleep).
+         */
+        final boolean deep;
 
-        Horizon(long open, long announced, long floor, long lowerings, boolean asleep) {
+        Horizon(long open, long announced, long floor, long lowerings, boolean asleep, boolean deep) {
             this.open = open;
             this.announced = announced;
             this.floor = floor;
             this.lowerings = lowerings;
             this.asleep = asleep;
+            this.deep = deep;
+        }
+
+        /** @return this state with the master awake */
+        Horizon awake() {
+            return new Horizon(open, announced, floor, lowerings, false, false);
         }
 
         @Override
         public String toString() {
             return "Horizon[open=" + open + ", announced=" + announced + ", floor=" + floor + ", lowerings="
-                    + lowerings + (asleep ? ", asleep]" : "]");
+                    + lowerings + (asleep ? ", asleep" : "") + (deep ? ", deep" : "") + "]";
         }
     }
 
@@ -91,7 +107,7 @@ final class OrderGate {
      * Open for every deadline, while nothing was published to the master; announced for every deadline, so that the
      * tasks published before the master's first turn lower it.
      */
-    private volatile Horizon state = new Horizon(NONE, NONE, NONE, 0, false);
+    private volatile Horizon state = new Horizon(NONE, NONE, NONE, 0, false, false);
 
     /** Workers registered as waiting for the gate to open (see {@link #enterWait}). */
     private volatile int waiting;
@@ -164,10 +180,17 @@ final class OrderGate {
         for (;;) {
             Horizon h = state;
             if (deadline >= h.announced) {
-                return false;
+                if (!h.deep) {
+                    return false;
+                }
+                // work that can wait, for a master in (or going into) a long sleep: it wakes once for it
+                if (STATE.compareAndSet(this, h, h.awake())) {
+                    return h.asleep;
+                }
+                continue;
             }
             Horizon lowered = new Horizon(Math.min(h.open, deadline), h.announced, Math.min(h.floor, deadline),
-                    h.lowerings + 1, false);
+                    h.lowerings + 1, false, false);
             if (STATE.compareAndSet(this, h, lowered)) {
                 return h.asleep;
             }
@@ -183,7 +206,7 @@ final class OrderGate {
     boolean wakeMaster() {
         for (;;) {
             Horizon h = state;
-            if (STATE.compareAndSet(this, h, new Horizon(h.open, h.announced, h.floor, h.lowerings, false))) {
+            if (STATE.compareAndSet(this, h, h.awake())) {
                 return h.asleep;
             }
         }
@@ -199,7 +222,7 @@ final class OrderGate {
         for (;;) {
             Horizon h = state;
             // The gate never stands beyond the announced time: a task published due past that time lowers nothing.
-            Horizon next = new Horizon(Math.min(h.open, time), time, h.floor, h.lowerings, false);
+            Horizon next = new Horizon(Math.min(h.open, time), time, h.floor, h.lowerings, false, false);
             if (STATE.compareAndSet(this, h, next)) {
                 return next;
             }
@@ -220,7 +243,7 @@ final class OrderGate {
             Horizon h = state;
             long floor = h.lowerings == drainedLowerings ? NONE : h.floor;
             Horizon next = new Horizon(Math.min(held, Math.min(drainedBound, floor)), h.announced, floor,
-                    h.lowerings, false);
+                    h.lowerings, false, false);
             if (STATE.compareAndSet(this, h, next)) {
                 return;
             }
@@ -229,11 +252,37 @@ final class OrderGate {
 
     /**
      * The first step of the master's sleep: announces {@code firstHeld}, the earliest deadline it holds (or
-     * {@link TimingWheel#NONE}). The caller then looks at its inbox and commands once more and, if they are empty,
-     * calls {@link #confirmSleep} with the state this returns.
+     * {@link TimingWheel#NONE}), and whether the sleep will be {@code deep}. The caller then looks at its inbox and
+     * commands once more and, if they are empty, calls {@link #confirmSleep} with the state this returns: a publisher
+     * that came after that look finds this state and replaces it if it must wake the master, so the confirmation
+     * fails.
      */
-    Horizon prepareSleep(long firstHeld) {
-        return announce(firstHeld);
+    Horizon prepareSleep(long firstHeld, boolean deep) {
+        for (;;) {
+            Horizon h = state;
+            Horizon next = new Horizon(Math.min(h.open, firstHeld), firstHeld, h.floor, h.lowerings, false, deep);
+            if (STATE.compareAndSet(this, h, next)) {
+                return next;
+            }
+        }
+    }
+
+    /**
+     * Wakes the master out of a long sleep (or keeps it from one it prepares) for work that can wait: a cancellation
+     * to unlink. Once per sleep: the first caller replaces the state.
+     *
+     * @return true if the master slept: the caller must unpark it
+     */
+    boolean wakeFromDeepSleep() {
+        for (;;) {
+            Horizon h = state;
+            if (!h.deep) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, h, h.awake())) {
+                return h.asleep;
+            }
+        }
     }
 
     /**
@@ -245,7 +294,8 @@ final class OrderGate {
      * @return the confirmed state, or null if the master must not sleep
      */
     Horizon confirmSleep(Horizon prepared) {
-        Horizon asleep = new Horizon(prepared.announced, prepared.announced, NONE, prepared.lowerings, true);
+        Horizon asleep = new Horizon(prepared.announced, prepared.announced, NONE, prepared.lowerings, true,
+                prepared.deep);
         return STATE.compareAndSet(this, prepared, asleep) ? asleep : null;
     }
 }

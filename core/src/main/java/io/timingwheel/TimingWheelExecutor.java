@@ -503,7 +503,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void shutdown() {
-        core.shutdown();
+        core.shutdowns().shutdown();
     }
 
     /**
@@ -516,7 +516,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public List<Runnable> shutdownNow() {
-        return core.shutdownNow();
+        return core.shutdowns().shutdownNow();
     }
 
     /**
@@ -586,7 +586,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void setContinueExistingPeriodicTasksAfterShutdownPolicy(boolean value) {
-        core.setContinueExistingPeriodicTasksAfterShutdownPolicy(value);
+        core.shutdowns().setContinueExistingPeriodicTasks(value);
     }
 
     /**
@@ -607,7 +607,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public void setExecuteExistingDelayedTasksAfterShutdownPolicy(boolean value) {
-        core.setExecuteExistingDelayedTasksAfterShutdownPolicy(value);
+        core.shutdowns().setExecuteExistingDelayedTasks(value);
     }
 
     /**
@@ -1145,8 +1145,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
 
         /** @return the settings as the core takes them, for an executor of the given name and worker threads */
-        private ExecutorCore.Settings settings(String name, ThreadFactory workers) {
-            return new ExecutorCore.Settings(name, workerThreads, workers, masterThreadFactory, workerExecutor,
+        private ExecutorSettings settings(String name, ThreadFactory workers) {
+            return new ExecutorSettings(name, workerThreads, workers, masterThreadFactory, workerExecutor,
                     tickNanos, wheelSize, maxPendingTasks, failureHandler,
                     fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos);
         }

@@ -28,8 +28,9 @@
  *       tasks run, a hand-off and nothing else (a sealed type: the executor's own {@code WorkerPool}, or an
  *       {@code ExternalDispatcher} over a user's {@link java.util.concurrent.Executor}), the {@code OrderGate} given
  *       to the master and the workers, {@code PoolSettings} (the JDK's pool settings, which only the own pool acts
- *       on), {@code PendingLimit}, {@code Decorations}, {@code Instrumentation} and {@code TaskRunner} (hooks around
- *       a run).</li>
+ *       on) behind {@code PoolControls} (the JDK's pool methods), {@code PendingTasks} (what {@code getQueue()}
+ *       sees), {@code Shutdowns} (the two shutdowns and the policies' setters), {@code PendingLimit},
+ *       {@code Decorations}, {@code Instrumentation} and {@code TaskRunner} (hooks around a run).</li>
  * </ol>
  * The channels between them are narrow and one-way: each part reaches the core through one interface of its own,
  * tasks through {@code TaskHost} (the time, whether a task may run, and what happened to it), dispatchers through
@@ -95,9 +96,10 @@
  * then reads the run state again; if the task may no longer stay, it takes the task back by CAS and rejects it (or,
  * if that CAS fails, whoever acted on the new state already has it), so a schedule that overlaps {@code shutdown()}
  * is rejected, or accepted and run, as in the JDK. Termination is decided in one place, {@code Lifecycle}, whose class
- * comment tables the states: once shut down, by the master at the end of a turn when its inbox and wheel are empty
- * and the dispatcher reports itself idle and closes in the same step under its lock (or, if no master was ever
- * started, by the thread that shut down or made the dispatcher idle). Then TIDYING, the workers leave,
+ * comment tables the states, through one {@code tryTerminate()} that anyone calls, as the JDK's: once shut down, by
+ * the master at the end of a turn when its inbox and wheel are empty and the dispatcher reports itself idle and
+ * closes in the same step under its lock (another thread's call wakes the master to decide; if no master was ever
+ * started, the caller decides). Then TIDYING, the workers leave,
  * {@code terminated()} runs on the last to leave (or at once if none is left), and TERMINATED follows. So
  * {@code isTerminated()} is true only when every accepted task has ended. An executor that never started a thread
  * terminates inside {@code shutdown()}.

@@ -94,7 +94,7 @@ class OrderGateTest {
     @Test
     void aConfirmedSleepIsEndedByTheFirstLoweringOnly() {
         OrderGate gate = new OrderGate();
-        OrderGate.Horizon prepared = gate.prepareSleep(10_000);
+        OrderGate.Horizon prepared = gate.prepareSleep(10_000, false);
         OrderGate.Horizon asleep = gate.confirmSleep(prepared);
         assertNotNull(asleep);
         assertTrue(asleep.asleep);
@@ -109,18 +109,46 @@ class OrderGateTest {
     @Test
     void aSleepIsNotConfirmedAfterAChange() {
         OrderGate gate = new OrderGate();
-        OrderGate.Horizon prepared = gate.prepareSleep(10_000);
+        OrderGate.Horizon prepared = gate.prepareSleep(10_000, false);
         gate.published(4_000);
         assertNull(gate.confirmSleep(prepared));
 
-        prepared = gate.prepareSleep(10_000);
+        prepared = gate.prepareSleep(10_000, false);
         assertFalse(gate.wakeMaster(), "not asleep yet: nothing to unpark");
         assertNull(gate.confirmSleep(prepared), "the wake-up replaced the prepared state");
 
-        prepared = gate.prepareSleep(10_000);
+        prepared = gate.prepareSleep(10_000, false);
         assertNotNull(gate.confirmSleep(prepared));
         assertTrue(gate.wakeMaster(), "asleep: the caller unparks the master");
         assertFalse(gate.state().asleep);
+    }
+
+    /**
+     * A deep sleep: work that can wait (a task due after the announced time, a cancellation to unlink) wakes the
+     * master once, and keeps it from falling asleep if it comes between the preparation and the confirmation.
+     */
+    @Test
+    void aDeepSleepIsEndedOnceByWorkThatCanWait() {
+        OrderGate gate = new OrderGate();
+        OrderGate.Horizon asleep = gate.confirmSleep(gate.prepareSleep(10_000, true));
+        assertNotNull(asleep);
+        assertTrue(asleep.asleep && asleep.deep);
+        assertTrue(gate.published(20_000), "the first publisher of work that can wait unparks the master");
+        assertFalse(gate.published(30_000), "awake now: no second unpark");
+        assertFalse(gate.wakeFromDeepSleep());
+        assertEquals(10_000, gate.state().open, "work that can wait lowers nothing");
+
+        assertNotNull(gate.confirmSleep(gate.prepareSleep(10_000, true)));
+        assertTrue(gate.wakeFromDeepSleep(), "a cancellation to unlink wakes a deep sleep too");
+        assertFalse(gate.wakeFromDeepSleep());
+
+        OrderGate.Horizon prepared = gate.prepareSleep(10_000, true);
+        assertFalse(gate.published(20_000), "not asleep yet: nothing to unpark, but the state is replaced");
+        assertNull(gate.confirmSleep(prepared), "so the master does not fall asleep with that task in its inbox");
+
+        assertNotNull(gate.confirmSleep(gate.prepareSleep(10_000, false)));
+        assertFalse(gate.published(20_000), "a light sleep ends by itself soon: work that can wait does not wake it");
+        assertFalse(gate.wakeFromDeepSleep());
     }
 
     /** The workers' count for the master's signal. */

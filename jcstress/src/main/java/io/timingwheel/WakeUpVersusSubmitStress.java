@@ -42,7 +42,7 @@ public class WakeUpVersusSubmitStress {
 
     @Actor
     public void master(III_Result r) {
-        r.r1 = master.confirmSleep(WAKE) != null ? 1 : 0;
+        r.r1 = master.confirmSleep(WAKE, false) != null ? 1 : 0;
     }
 
     @Actor
