@@ -77,14 +77,19 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
                 dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, settings.masterThreadFactory());
         this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
-        this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit);
-        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, pending::count);
+        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, this::pendingCount);
+        this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit, pool);
         this.shutdowns = new Shutdowns(lifecycle, master, dispatcher, pool, decorations);
     }
 
     /** @return {@code shutdown()}, {@code shutdownNow()} and the policies' setters */
     Shutdowns shutdowns() {
         return shutdowns;
+    }
+
+    /** The pool asks for it only once the executor runs, when {@code pending} is set. */
+    private long pendingCount() {
+        return pending.count();
     }
 
     /** @return the pool methods of the JDK's API: settings, prestarting, counts */
@@ -348,48 +353,6 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
     /** @return what the user sees of a task: what {@code decorateTask} made of it, or the task itself */
     RunnableScheduledFuture<?> userTask(ScheduledTask<?> task) {
         return decorations.userTask(task);
-    }
-
-    // -- getQueue() and remove() ------------------------------------------------------------------------------------
-
-    /**
-     * Takes a task in through getQueue() ({@code add}, {@code offer}, {@code put}), as the JDK's queue takes it: no
-     * rejection handler, and after {@code shutdown()} too, when it then runs if the policies keep it. A task of ours
-     * that is pending or done is left as it is; one that was handed out (by poll, drainTo, shutdownNow) or rejected
-     * is accepted again; anything else runs as a one-shot task after its delay, shown as itself.
-     *
-     * @return false if the pending limit is reached (nothing changed); true otherwise, even once the executor is
-     *     stopping, when the task is cancelled instead, since it could never run (the JDK's stays queued for ever)
-     */
-    boolean enqueue(RunnableScheduledFuture<?> userTask) {
-        ScheduledTask<?> task = pending.taskBehind(userTask);
-        if (task != null && !task.isRejected() && !task.isReturned()) {
-            return true;
-        }
-        if (limit != null && !limit.reserve()) {
-            return false;
-        }
-        if (task == null) {
-            long delay = Math.max(0, userTask.getDelay(TimeUnit.NANOSECONDS));
-            long now = clock.now();
-            task = new RunnableTask(this, userTask, delay == 0 ? now : Deadlines.after(now, delay));
-            decorations.remember(task, userTask);
-        } else if (!task.reaccept()) {
-            releasePlace(); // cancelled meanwhile
-            return true;
-        }
-        boolean inserted = !lifecycle.isStopping()
-                && (lifecycle.masterStarted() || lifecycle.startMaster())
-                && master.insert(task);
-        if (inserted) {
-            pool.prestartWorkers();
-        } else {
-            task.cancelIfPending();
-            if (userTask != task) {
-                userTask.cancel(false);
-            }
-        }
-        return true;
     }
 
     // -- threads and pool settings ----------------------------------------------------------------------------------

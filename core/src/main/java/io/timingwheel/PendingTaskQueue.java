@@ -207,7 +207,7 @@ final class PendingTaskQueue extends AbstractQueue<Runnable> implements Blocking
      */
     @Override
     public boolean offer(Runnable task) {
-        return core.enqueue((RunnableScheduledFuture<?>) Objects.requireNonNull(task));
+        return core.pending().add((RunnableScheduledFuture<?>) Objects.requireNonNull(task));
     }
 
     @Override

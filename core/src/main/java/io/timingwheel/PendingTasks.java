@@ -3,12 +3,15 @@ package io.timingwheel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.RunnableScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The accepted tasks that have not started, wherever they wait, as {@code getQueue()} and {@code remove} see them.
+ * The accepted tasks that have not started, wherever they wait, as {@code getQueue()} and {@code remove} see them,
+ * and the tasks {@code getQueue()} takes in.
  * Once the master runs, every question goes to it as a command on its thread: it sees its inbox, its wheel and the
  * dispatcher's queue in one step that moves nothing between them. Before it ever ran, or after it left (the executor
  * terminated), the dispatcher alone holds what waits. That choice is made in one place, {@link #ask}.
@@ -23,14 +26,60 @@ final class PendingTasks {
     /** The pending limit, or null: with one, its count is the pending count, without a command. */
     private final PendingLimit limit;
 
+    private final PoolControls pool;
+
     PendingTasks(TaskHost owner, Lifecycle lifecycle, MasterLoop master, Dispatcher dispatcher,
-                 Decorations decorations, PendingLimit limit) {
+                 Decorations decorations, PendingLimit limit, PoolControls pool) {
         this.owner = owner;
         this.lifecycle = lifecycle;
         this.master = master;
         this.dispatcher = dispatcher;
         this.decorations = decorations;
         this.limit = limit;
+        this.pool = pool;
+    }
+
+    /**
+     * Takes a task in through getQueue() ({@code add}, {@code offer}, {@code put}), as the JDK's queue takes it: no
+     * rejection handler, and after {@code shutdown()} too, when it then runs if the policies keep it. A task of ours
+     * that is pending or done is left as it is; one that was handed out (by poll, drainTo, shutdownNow) or rejected
+     * is accepted again; anything else runs as a one-shot task after its delay, shown as itself. It goes to the
+     * master, by a command, atomically with the termination decision.
+     *
+     * @return false if the pending limit is reached (nothing changed); true otherwise, even once the executor is
+     *     stopping, when the task is cancelled instead, since it could never run (the JDK's stays queued for ever)
+     */
+    boolean add(RunnableScheduledFuture<?> userTask) {
+        ScheduledTask<?> task = taskBehind(userTask);
+        if (task != null && !task.isRejected() && !task.isReturned()) {
+            return true;
+        }
+        if (limit != null && !limit.reserve()) {
+            return false;
+        }
+        if (task == null) {
+            long delay = Math.max(0, userTask.getDelay(TimeUnit.NANOSECONDS));
+            long now = owner.now();
+            task = new RunnableTask(owner, userTask, delay == 0 ? now : Deadlines.after(now, delay));
+            decorations.remember(task, userTask);
+        } else if (!task.reaccept()) {
+            if (limit != null) {
+                limit.release(); // cancelled meanwhile
+            }
+            return true;
+        }
+        boolean inserted = !lifecycle.isStopping()
+                && (lifecycle.masterStarted() || lifecycle.startMaster())
+                && master.insert(task);
+        if (inserted) {
+            pool.prestartWorkers();
+        } else {
+            task.cancelIfPending();
+            if (userTask != task) {
+                userTask.cancel(false);
+            }
+        }
+        return true;
     }
 
     /**
