@@ -90,9 +90,10 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      * Implementation notes.
      *
      * 1. This class is a facade: it checks arguments, builds the task objects, calls decorateTask and the rejection
-     *    handler, and answers the JDK's methods; ExecutorCore accepts the tasks, hands them on, serves getQueue() and
-     *    shuts down, through its parts (Lifecycle: the run state and termination; PendingLimit; the master; the
-     *    dispatcher). The core reaches back only through ExecutorHooks, for the three protected hooks.
+     *    handler, and answers the JDK's methods; ExecutorCore accepts the tasks and hands them on, and hands out the
+     *    parts that answer the rest (PoolControls: the pool methods; PendingTasks: getQueue(); Shutdowns; Lifecycle:
+     *    the run state and termination). The core reaches back only through ExecutorHooks, for the three protected
+     *    hooks.
      * 2. The superclass's constructor only stores settings and allocates an empty queue; nothing here ever calls a
      *    method of ThreadPoolExecutor that would start its threads or touch its queue or run state.
      * 3. decorateTask is always called; what it returns is remembered only if it is something else than the task
