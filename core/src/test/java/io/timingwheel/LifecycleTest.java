@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * decision is then taken by whoever asks for it, as when no timer was ever scheduled).
  */
 class LifecycleTest {
-    private final TerminationCount hooks = new TerminationCount();
+    private final CountingHooks hooks = new CountingHooks();
     private final Clock clock = Clock.startingNow();
 
     /** What the dispatcher was given to run and the test has not run yet. */
@@ -181,29 +181,6 @@ class LifecycleTest {
         @Override
         public void wake() {
             wakeUps++;
-        }
-    }
-
-    /** Counts {@code terminated()}; the run hooks are off. */
-    private static final class TerminationCount implements ExecutorHooks {
-        int terminated;
-
-        @Override
-        public boolean hasRunHooks() {
-            return false;
-        }
-
-        @Override
-        public void beforeExecute(Thread thread, Runnable task) {
-        }
-
-        @Override
-        public void afterExecute(Runnable task, Throwable thrown) {
-        }
-
-        @Override
-        public void terminated() {
-            terminated++;
         }
     }
 

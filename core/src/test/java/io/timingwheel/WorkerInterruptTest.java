@@ -72,31 +72,11 @@ class WorkerInterruptTest {
         }
     }
 
-    /** Runs tasks at once, for the task itself: no pending limit, no statistics. */
-    private static final class NoHooks implements ExecutorHooks {
-        @Override
-        public boolean hasRunHooks() {
-            return false;
-        }
-
-        @Override
-        public void beforeExecute(Thread thread, Runnable task) {
-        }
-
-        @Override
-        public void afterExecute(Runnable task, Throwable thrown) {
-        }
-
-        @Override
-        public void terminated() {
-        }
-    }
-
     @Test
     void shutdownNowJustAfterTheWorkersLookStillInterruptsTheTask() throws Exception {
         StopsDuringTheLook host = new StopsDuringTheLook();
         Clock clock = Clock.startingNow();
-        TaskRunner runner = new TaskRunner(new NoHooks(), new Decorations(), new Instrumentation("test", clock, -1));
+        TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(), new Instrumentation("test", clock, -1));
         WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(),
                 new PoolSettings(1, Executors.defaultThreadFactory()));
         AtomicBoolean interrupted = new AtomicBoolean();
