@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
@@ -44,6 +45,18 @@ import java.util.function.BooleanSupplier;
  *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
+ *
+ * <p><b>The lone worker's hand.</b> A pool of one worker (the JDK's {@code ScheduledThreadPoolExecutor(1)}, the common
+ * case) that takes a task also takes the due tasks right behind it, up to {@value #HAND_CAPACITY}, into its hand,
+ * under the same hold of the lock: one acquisition for many tasks due at once instead of one per task. A task in a hand is not claimed: it stays pending, and is claimed with a CAS on its state
+ * only as the worker starts it. So {@code cancel}, getQueue's {@code remove} and {@code poll}, the shutdown policies
+ * and {@code shutdownNow}'s drain still take it (under the lock they see the hands, as part of what waits here) and the
+ * worker's claim then fails; once the executor stops, the worker starts nothing more from its hand and leaves the rest
+ * to the drain. Only one-shot tasks that run directly (no hooks, no decoration) go into a hand, behind a first task
+ * that does too: such a run never kills the thread, and a one-shot task that left NEW never becomes pending again. With
+ * one worker the hand changes no order: the tasks are the queue's first ones, due, and run in that order. Only a lone
+ * worker fills a hand, so at most one holds tasks ({@link #handHolder}); workers started meanwhile (a larger core
+ * size) take from it first, as the queue's front, so no task waits in a hand behind a long run while a worker is free.
  */
 final class WorkerPool extends Dispatcher {
     /**
@@ -71,6 +84,9 @@ final class WorkerPool extends Dispatcher {
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
+    /** How many due tasks a lone worker takes into its hand behind the one it starts (see the class comment). */
+    static final int HAND_CAPACITY = 32;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
@@ -96,6 +112,9 @@ final class WorkerPool extends Dispatcher {
 
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
+
+    /** The worker whose hand holds tasks, or null: at most one does (see the class comment); guarded by the lock. */
+    private Worker handHolder;
 
     /** The counts of runs, written by the workers at every run: on cache lines of their own, see {@link RunCounts}. */
     private final RunCounts runs = new RunCounts();
@@ -280,6 +299,9 @@ final class WorkerPool extends Dispatcher {
             if (ranOne) {
                 bookRun(runFailed);
             }
+            if (worker.handSize > 0) {
+                settleHand(worker);
+            }
             ScheduledTask<?> task = take(worker);
             if (task != null || closed) {
                 return task;
@@ -309,6 +331,56 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
+     * Books the runs of the worker's hand and empties it; the lock is held. A task still pending there was left when
+     * the executor began to stop (see {@link Worker#runHand}): it goes back to the queue, where shutdownNow's drain
+     * finds it (or has found it already in the hand: then it is no longer pending).
+     */
+    private void settleHand(Worker worker) {
+        handHolder = null;
+        runs.completed += worker.handRan;
+        runs.failed += worker.handFailed;
+        for (int i = 0; i < worker.handSize; i++) {
+            ScheduledTask<?> task = worker.hand[i];
+            if (task.isPending()) {
+                due.add(task, false);
+            }
+            worker.hand[i] = null;
+        }
+        worker.handSize = 0;
+        worker.handRan = 0;
+        worker.handFailed = 0;
+    }
+
+    /** Passes every task still pending in the hand, if a worker holds one, to {@code action}; the lock is held. */
+    private void forEachInHand(Consumer<ScheduledTask<?>> action) {
+        Worker holder = handHolder;
+        for (int i = 0; holder != null && i < holder.handSize; i++) {
+            ScheduledTask<?> task = holder.hand[i];
+            if (task.isPending()) {
+                action.accept(task);
+            }
+        }
+    }
+
+    /**
+     * Claims, for {@code worker}, the first task of another worker's hand that is pending and may run; the lock is
+     * held. @return it, or null if there is none
+     */
+    private ScheduledTask<?> takeFromHand(Worker worker) {
+        Worker holder = handHolder;
+        for (int i = 0; holder != null && holder != worker && i < holder.handSize; i++) {
+            ScheduledTask<?> task = holder.hand[i];
+            if (task.isPending() && host.mayRun(task) && TaskRunner.claim(task, true)) {
+                runs.active++;
+                worker.direct = true;
+                worker.claimed = true;
+                return task;
+            }
+        }
+        return null;
+    }
+
+    /**
      * Takes the first task if it is due and the gate is open for it, claimed for the worker's thread, or returns null
      * (removing the worker if the pool is closed); the lock is held. A worker that takes one while others wait and no
      * one leads the wait for the next signals one of them to lead it.
@@ -324,7 +396,16 @@ final class WorkerPool extends Dispatcher {
         absorbArrivals();
         // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
         // returned.
-        if (host.isStopping() || due.isEmpty()) {
+        if (host.isStopping()) {
+            return null;
+        }
+        if (handHolder != null) {
+            ScheduledTask<?> fromHand = takeFromHand(worker); // a hand holds the queue's first tasks
+            if (fromHand != null) {
+                return fromHand;
+            }
+        }
+        if (due.isEmpty()) {
             return null;
         }
         long deadline = due.peekDeadline();
@@ -349,7 +430,31 @@ final class WorkerPool extends Dispatcher {
         if (leader == null && waitingWorkers > 0 && !due.isEmpty()) {
             workAvailable.signal();
         }
+        if (worker.direct && !task.isPeriodic() && workers.size() == 1) {
+            fillHand(worker);
+        }
         return task;
+    }
+
+    /**
+     * Takes the due tasks that follow into the lone worker's hand, unclaimed, while they are one-shot, run directly,
+     * may run, and the gate is open for them; the lock is held. Due means due by the time the worker saw last: the
+     * clock is not read again for the hand.
+     */
+    private void fillHand(Worker worker) {
+        while (worker.handSize < HAND_CAPACITY && !due.isEmpty()) {
+            long deadline = due.peekDeadline();
+            if (deadline > worker.timeSeen || !gate.isOpenFor(deadline)) {
+                return;
+            }
+            ScheduledTask<?> task = due.peek();
+            if (task.isPeriodic() || !runner.runsDirectly(task) || !host.mayRun(task)) {
+                return;
+            }
+            due.poll();
+            worker.hand[worker.handSize++] = task;
+            handHolder = worker;
+        }
     }
 
     /**
@@ -621,6 +726,7 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             bookRun(false);
+            settleHand(worker); // empty: a hand follows only a task that runs directly, and such a run never throws
             retire(worker);
             replace = !closed;
         } finally {
@@ -707,6 +813,11 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
+            forEachInHand(task -> {
+                if (!host.keptAfterShutdown(task)) {
+                    dropped.add(task);
+                }
+            });
             due.removeIf(task -> !host.keptAfterShutdown(task), dropped::add);
         } finally {
             lock.unlock();
@@ -721,6 +832,11 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
+            forEachInHand(task -> {
+                if (task.markReturned()) {
+                    sink.add(task);
+                }
+            });
             for (ScheduledTask<?> task; (task = due.poll()) != null; ) {
                 if (task.markReturned()) {
                     sink.add(task);
@@ -738,6 +854,14 @@ final class WorkerPool extends Dispatcher {
         try {
             absorbArrivals();
             long now = host.now();
+            Worker holder = handHolder; // a hand holds the first due tasks, in order
+            for (int i = 0; holder != null && i < holder.handSize && taken < max; i++) {
+                ScheduledTask<?> task = holder.hand[i];
+                if (task.deadline <= now && task.markReturned()) {
+                    sink.add(task);
+                    taken++;
+                }
+            }
             while (taken < max && !due.isEmpty() && due.peekDeadline() <= now) {
                 ScheduledTask<?> task = due.poll();
                 if (task.markReturned()) {
@@ -756,6 +880,7 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
+            forEachInHand(sink::add);
             due.copyPendingTo(sink);
         } finally {
             lock.unlock();
@@ -767,7 +892,9 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            return due.isEmpty() ? TimingWheel.NONE : due.peekDeadline();
+            long[] first = {due.isEmpty() ? TimingWheel.NONE : due.peekDeadline()};
+            forEachInHand(task -> first[0] = Math.min(first[0], task.deadline));
+            return first[0];
         } finally {
             lock.unlock();
         }
@@ -778,7 +905,9 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            return due.pendingCount();
+            int[] inHands = new int[1];
+            forEachInHand(task -> inHands[0]++);
+            return due.pendingCount() + inHands[0];
         } finally {
             lock.unlock();
         }
@@ -847,6 +976,17 @@ final class WorkerPool extends Dispatcher {
         /** Whether it runs without hooks or decoration (see {@link TaskRunner#runsDirectly}). */
         boolean direct;
 
+        /**
+         * The due tasks taken behind that one, pending until each is claimed as it starts (see "The lone worker's
+         * hand" in the class comment): filled and emptied by this worker under the lock, read by others under it.
+         */
+        final ScheduledTask<?>[] hand = new ScheduledTask<?>[HAND_CAPACITY];
+        int handSize;
+
+        /** The hand's runs since it was filled, and how many of them failed: booked when it is emptied. */
+        int handRan;
+        int handFailed;
+
         /** Set when this worker is the last to leave a closed pool: it then reports that the threads are gone. */
         boolean lastToLeave;
 
@@ -861,6 +1001,9 @@ final class WorkerPool extends Dispatcher {
                 for (ScheduledTask<?> task; (task = next(this, ranOne, runFailed)) != null; ranOne = true) {
                     try {
                         runFailed = runOne(task);
+                        if (handSize > 0) {
+                            runHand();
+                        }
                     } catch (Throwable death) {
                         replaceDead(this); // a hook or a decoration threw: the thread dies of it, as in the JDK
                         throw death;
@@ -888,6 +1031,33 @@ final class WorkerPool extends Dispatcher {
             }
             runner.run(task, direct, thread, lateness);
             return task.isFailed();
+        }
+
+        /**
+         * Runs the hand's tasks in order, each claimed as it starts. One that may not run any more is cancelled, as
+         * {@link #runOne} does; once the executor stops, the rest stays pending in the hand for shutdownNow's drain.
+         */
+        private void runHand() {
+            for (int i = 0; i < handSize; i++) {
+                ScheduledTask<?> task = hand[i];
+                boolean mayRun = host.mayRun(task);
+                if (!mayRun && host.isStopping()) {
+                    return;
+                }
+                if (!mayRun || !TaskRunner.claim(task, true)) {
+                    task.cancelIfPending(); // the shutdown policies forbid it to run (or it was not pending any more)
+                    continue;
+                }
+                Thread.interrupted(); // as in runOne
+                if (host.isStopping()) {
+                    thread.interrupt();
+                }
+                runner.run(task, true, thread, lateness);
+                handRan++;
+                if (task.isFailed()) {
+                    handFailed++;
+                }
+            }
         }
     }
 

@@ -61,7 +61,10 @@
  *       {@code CLAIMED}); a {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so
  *       exactly one of them wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask}
  *       made of it), and calls {@code afterExecute}. A periodic task computes its next deadline after its run and
- *       goes back to the workers' queue straight if it is due within the straight reach, else through the inbox.</li>
+ *       goes back to the workers' queue straight if it is due within the straight reach, else through the inbox. A
+ *       lone worker also takes the due one-shot tasks behind the first, up to 32, under the same hold of the lock
+ *       (its hand): each stays pending, claimed by the same CAS only as it starts, so cancel, getQueue and
+ *       {@code shutdownNow} still take it; workers started meanwhile take from the hand first.</li>
  * </ol>
  *
  * <h3>Who owns what</h3>
