@@ -164,6 +164,50 @@ class QueueIdiomsTest extends TckTestCase {
         }
     }
 
+    /**
+     * The tasks due behind a running one stay the queue's, however the pool takes them ahead (ours: a lone worker takes
+     * them with the one it starts, in one hold of its lock, unclaimed): the queue counts and shows them, remove takes
+     * one out for good, drainTo hands the first to the caller, shutdownNow returns the last, and none of them runs.
+     */
+    @ForEachPooledKind
+    void dueTasksBehindARunningOneStayInTheQueue(ExecutorKind kind) throws Exception {
+        try (Subject s = kind.create(1)) {
+            ScheduledThreadPoolExecutor e = s.executor;
+            CountDownLatch releaseFirst = holdTheWorker(s);
+            CountDownLatch secondStarted = new CountDownLatch(1);
+            CountDownLatch releaseSecond = new CountDownLatch(1);
+            e.execute(() -> {
+                secondStarted.countDown();
+                try {
+                    releaseSecond.await();
+                } catch (InterruptedException interruptedByShutdownNow) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            AtomicInteger runs = new AtomicInteger();
+            List<ScheduledFuture<?>> behind = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                behind.add(e.schedule(runs::incrementAndGet, 0, NANOSECONDS));
+            }
+            eventually().until(() -> behind.stream().allMatch(f -> f.getDelay(NANOSECONDS) <= 0));
+            releaseFirst.countDown(); // the worker takes the second task, the three due behind it
+            await(secondStarted);
+
+            BlockingQueue<Runnable> q = e.getQueue();
+            assertEquals(3, q.size());
+            assertEquals(identitySet(behind), identitySet(q));
+            assertTrue(q.remove(behind.get(0)));
+            assertFalse(q.contains(behind.get(0)));
+            List<Runnable> drained = new ArrayList<>();
+            assertEquals(1, q.drainTo(drained, 1));
+            assertEquals(List.of(behind.get(1)), drained);
+            assertEquals(List.of(behind.get(2)), e.shutdownNow());
+            releaseSecond.countDown();
+            assertTrue(e.awaitTermination(LONG_DELAY_MS, MILLISECONDS));
+            assertEquals(0, runs.get(), "the executor ran a task taken out of its queue");
+        }
+    }
+
     /** poll(): null while nothing is due, and the far task is left as it was; a due task, taken out, once it is. */
     @ForEachPooledKind
     void pollTakesADueTaskOrGivesNull(ExecutorKind kind) throws Exception {
