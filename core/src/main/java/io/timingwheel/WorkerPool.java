@@ -48,13 +48,14 @@ import java.util.function.Consumer;
  *
  * <p><b>The lone worker's hand.</b> A pool of one worker (the JDK's {@code ScheduledThreadPoolExecutor(1)}, the common
  * case) that takes a task also takes the due tasks right behind it, up to {@value #HAND_CAPACITY}, into its hand,
- * under the same hold of the lock: one acquisition for many tasks due at once instead of one per task. A task in a hand is not claimed: it stays pending, and is claimed with a CAS on its state
- * only as the worker starts it. So {@code cancel}, getQueue's {@code remove} and {@code poll}, the shutdown policies
- * and {@code shutdownNow}'s drain still take it (under the lock they see the hands, as part of what waits here) and the
- * worker's claim then fails; once the executor stops, the worker starts nothing more from its hand and leaves the rest
- * to the drain. Only one-shot tasks that run directly (no hooks, no decoration) go into a hand, behind a first task
- * that does too: such a run never kills the thread, and a one-shot task that left NEW never becomes pending again. With
- * one worker the hand changes no order: the tasks are the queue's first ones, due, and run in that order. Only a lone
+ * under the same hold of the lock: one acquisition for many tasks due at once instead of one per task. A task in a
+ * hand is not claimed: it stays pending, and is claimed with a CAS on its state only as the worker starts it. So
+ * {@code cancel}, getQueue's {@code remove} and {@code poll}, the shutdown policies and {@code shutdownNow}'s drain
+ * still take it (under the lock they see the hand, as part of what waits here) and the worker's claim then fails;
+ * once the executor stops, the worker starts nothing more from its hand and leaves the rest to the drain. Only
+ * one-shot tasks that run directly (no hooks, no decoration) go into a hand, behind a first task that does too: such
+ * a run never kills the thread, and a one-shot task that left NEW never becomes pending again. With one worker the
+ * hand changes no order: the tasks are the queue's first ones, due, and run in that order. Only a lone
  * worker fills a hand, so at most one holds tasks ({@link #handHolder}); workers started meanwhile (a larger core
  * size) take from it first, as the queue's front, so no task waits in a hand behind a long run while a worker is free.
  */
@@ -336,7 +337,9 @@ final class WorkerPool extends Dispatcher {
      * finds it (or has found it already in the hand: then it is no longer pending).
      */
     private void settleHand(Worker worker) {
-        handHolder = null;
+        if (handHolder == worker) {
+            handHolder = null;
+        }
         runs.completed += worker.handRan;
         runs.failed += worker.handFailed;
         for (int i = 0; i < worker.handSize; i++) {
@@ -726,7 +729,9 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             bookRun(false);
-            settleHand(worker); // empty: a hand follows only a task that runs directly, and such a run never throws
+            if (worker.handSize > 0) {
+                settleHand(worker); // never: a hand follows only a task that runs directly, and such a run never throws
+            }
             retire(worker);
             replace = !closed;
         } finally {
