@@ -365,6 +365,17 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
+    /** @return the hand's first task still pending (the hand is in deadline order), or null; the lock is held */
+    private ScheduledTask<?> firstPendingInHand() {
+        Worker holder = handHolder;
+        for (int i = 0; holder != null && i < holder.handSize; i++) {
+            if (holder.hand[i].isPending()) {
+                return holder.hand[i];
+            }
+        }
+        return null;
+    }
+
     /**
      * Claims, for {@code worker}, the first task of another worker's hand that is pending and may run; the lock is
      * held. @return it, or null if there is none
@@ -897,9 +908,9 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            long[] first = {due.isEmpty() ? TimingWheel.NONE : due.peekDeadline()};
-            forEachInHand(task -> first[0] = Math.min(first[0], task.deadline));
-            return first[0];
+            long first = due.isEmpty() ? TimingWheel.NONE : due.peekDeadline();
+            ScheduledTask<?> firstInHand = firstPendingInHand();
+            return firstInHand == null ? first : Math.min(first, firstInHand.deadline);
         } finally {
             lock.unlock();
         }
@@ -910,9 +921,9 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            int[] inHands = new int[1];
-            forEachInHand(task -> inHands[0]++);
-            return due.pendingCount() + inHands[0];
+            List<ScheduledTask<?>> inHand = new ArrayList<>();
+            forEachInHand(inHand::add);
+            return due.pendingCount() + inHand.size();
         } finally {
             lock.unlock();
         }
@@ -1027,6 +1038,11 @@ final class WorkerPool extends Dispatcher {
                 task.cancelIfPending(); // the shutdown policies forbid it to run (or it was not pending any more)
                 return false;
             }
+            return runClaimed(task, direct);
+        }
+
+        /** Runs a task this thread has claimed. @return whether the run failed */
+        private boolean runClaimed(ScheduledTask<?> task, boolean runsDirectly) {
             // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the executor is
             // stopping, in which case it must. Clear first, then look: a shutdownNow that comes after the look
             // interrupts this thread itself, one that came before it is seen.
@@ -1034,7 +1050,7 @@ final class WorkerPool extends Dispatcher {
             if (host.isStopping()) {
                 thread.interrupt();
             }
-            runner.run(task, direct, thread, lateness);
+            runner.run(task, runsDirectly, thread, lateness);
             return task.isFailed();
         }
 
@@ -1053,13 +1069,8 @@ final class WorkerPool extends Dispatcher {
                     task.cancelIfPending(); // the shutdown policies forbid it to run (or it was not pending any more)
                     continue;
                 }
-                Thread.interrupted(); // as in runOne
-                if (host.isStopping()) {
-                    thread.interrupt();
-                }
-                runner.run(task, true, thread, lateness);
                 handRan++;
-                if (task.isFailed()) {
+                if (runClaimed(task, true)) {
                     handFailed++;
                 }
             }
