@@ -81,6 +81,19 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
     /** @return how many waiting tasks have not started */
     abstract int waitingCount();
 
+    /**
+     * For a virtual clock's look: whether no task runs here and none waits that has not started, read together. The
+     * run of {@code advancing}, when it is one of the threads here (a run that advances the clock itself), does not
+     * count; nor, then, do due tasks that wait only because no other thread is free to take them (they start late,
+     * as behind a slow run in real time).
+     *
+     * @return the runs ended so far if so (as {@link #completedCount}); -1 if not
+     */
+    abstract long idleRunsEnded(Thread advancing);
+
+    /** Copies the tasks running now into {@code sink} (for the message of a virtual clock that gives up). */
+    abstract void copyRunningTo(List<ScheduledTask<?>> sink);
+
     /** Interrupts every thread running a task (for {@code shutdownNow}). */
     abstract void interruptWorkers();
 

@@ -1,5 +1,6 @@
 package io.timingwheel;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -24,14 +25,14 @@ import java.util.concurrent.TimeUnit;
  * ({@link Lifecycle}, note 1): that is what makes termination wait for no producer, and a schedule that overlaps
  * {@code shutdown()} either rejected or accepted and run, as in the JDK.
  */
-final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
+final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, VirtualClock.Driven {
     /** Why a task was not accepted; the facade names it in the rejection. */
     enum Refusal {
         SHUT_DOWN, PENDING_LIMIT, NO_MASTER_THREAD
     }
 
     private final String name;
-    private final Clock clock = Clock.startingNow();
+    private final Clock clock;
     private final Lifecycle lifecycle;
     private final Decorations decorations = new Decorations();
     private final Instrumentation instrumentation;
@@ -56,6 +57,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
 
     ExecutorCore(ExecutorSettings settings, ExecutorHooks hooks) {
         this.name = settings.name();
+        this.clock = settings.virtualClock() != null ? Clock.of(settings.virtualClock()) : Clock.startingNow();
         this.instrumentation = new Instrumentation(name, clock, settings.lateRunEventThresholdNanos());
         this.limit = settings.maxPendingTasks() > 0 ? new PendingLimit(settings.maxPendingTasks()) : null;
         this.failureHandler = settings.failureHandler();
@@ -71,11 +73,16 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
             this.dispatcher = ownPool;
             ownPool.listenToGate();
         }
-        this.straightReachNanos = ownPool != null ? WorkerPool.STRAIGHT_REACH_NANOS : 0;
-        long handOverAhead = ownPool != null ? WorkerPool.HAND_OVER_AHEAD_NANOS : 0;
+        // Ahead of time only in real time, where it keeps a wake-up off the timers' path; with a virtual clock the
+        // workers are handed only due tasks, so what is not due yet is all in the master's wheel, where a settled
+        // executor's first deadline is read (see settled()).
+        boolean ahead = ownPool != null && !clock.isVirtual();
+        this.straightReachNanos = ahead ? WorkerPool.STRAIGHT_REACH_NANOS : 0;
+        long handOverAhead = ahead ? WorkerPool.HAND_OVER_AHEAD_NANOS : 0;
         long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
         this.master = new MasterLoop(name, this, new TimingWheel<>(settings.tickNanos(), settings.wheelSize()),
-                dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, settings.masterThreadFactory());
+                dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, clock.isVirtual(),
+                settings.masterThreadFactory());
         this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
         this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, this::pendingCount);
         this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit, pool);
@@ -207,6 +214,44 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost {
         if (limit != null) {
             limit.release();
         }
+    }
+
+    // -- VirtualClock.Driven: what a virtual clock asks ---------------------------------------------------------------
+
+    /**
+     * Settled means: no run under way and no due task waiting in the dispatcher, and then, on the master thread,
+     * the same again (the master may have handed tasks over since), the inbox drained into the wheel and nothing in
+     * the wheel due by now. In that order: a run publishes what it schedules before it ends, so once no run is seen
+     * the inbox holds all of it; and with nothing running and nothing due, nothing starts that could publish more.
+     */
+    @Override
+    public VirtualClock.Settled settled(Thread advancing) {
+        long runsEnded = dispatcher.idleRunsEnded(advancing); // a first look that does not wake the master
+        if (runsEnded < 0) {
+            return null;
+        }
+        if (!lifecycle.masterStarted()) {
+            return new VirtualClock.Settled(TimingWheel.NONE, runsEnded); // read after the idle look: see above
+        }
+        VirtualClock.Settled settled = master.settled(advancing)
+                .orElseGet(() -> new VirtualClock.Settled(TimingWheel.NONE, dispatcher.completedCount())); // it left
+        return settled == MasterLoop.NOT_SETTLED ? null : settled;
+    }
+
+    @Override
+    public boolean hasTerminated() {
+        return lifecycle.isTerminated();
+    }
+
+    @Override
+    public List<String> runningTasks() {
+        List<ScheduledTask<?>> running = new ArrayList<>();
+        dispatcher.copyRunningTo(running);
+        List<String> names = new ArrayList<>(running.size());
+        for (ScheduledTask<?> task : running) {
+            names.add(name + ": " + task);
+        }
+        return names;
     }
 
     // -- TaskHost: what tasks ask -----------------------------------------------------------------------------------

@@ -17,8 +17,10 @@ import java.util.concurrent.ThreadFactory;
  * @param failureHandler hears of failed runs, or null
  * @param skipMissedRuns whether fixed-rate tasks skip missed runs
  * @param lateRunEventThresholdNanos runs later than this emit a JFR event; negative when the events are off
+ * @param virtualClock the clock a test moves, or null for {@code System.nanoTime()}
  */
 record ExecutorSettings(String name, int corePoolSize, ThreadFactory threadFactory, ThreadFactory masterThreadFactory,
                         Executor workerExecutor, long tickNanos, int wheelSize, long maxPendingTasks,
-                        TaskFailureHandler failureHandler, boolean skipMissedRuns, long lateRunEventThresholdNanos) {
+                        TaskFailureHandler failureHandler, boolean skipMissedRuns, long lateRunEventThresholdNanos,
+                        VirtualClock virtualClock) {
 }

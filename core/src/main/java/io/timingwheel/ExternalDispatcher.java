@@ -3,6 +3,7 @@ package io.timingwheel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -38,8 +39,8 @@ final class ExternalDispatcher extends Dispatcher {
     /** Handed over and not yet claimed. */
     private final Set<ScheduledTask<?>> waiting = ConcurrentHashMap.newKeySet();
 
-    /** Threads of the executor running a task of ours now. */
-    private final Set<Thread> runners = ConcurrentHashMap.newKeySet();
+    /** Threads of the executor running a task of ours now, and the task each runs. */
+    private final Map<Thread, ScheduledTask<?>> runners = new ConcurrentHashMap<>();
 
     /** Threads between their admission and the end of their task's run; guarded by {@code lock}. */
     private int active;
@@ -121,7 +122,7 @@ final class ExternalDispatcher extends Dispatcher {
                 waiting.remove(task);
             }
             if (claimed) {
-                runners.add(me);
+                runners.put(me, task);
                 largest.accumulateAndGet(runners.size(), Math::max);
                 if (host.isStopping()) {
                     me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
@@ -150,9 +151,22 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     private boolean isIdle() {
+        return idleRunsEnded(null) >= 0;
+    }
+
+    @Override
+    long idleRunsEnded(Thread advancing) {
         synchronized (lock) {
-            return active == 0 && !hasPendingWaiting();
+            // a run is counted as ended before its thread leaves active: when none is active, all are counted. The
+            // tasks handed to the executor are its threads' to take, however busy the advancing one is.
+            int own = advancing != null && runners.containsKey(advancing) ? 1 : 0;
+            return active == own && !hasPendingWaiting() ? completed.sum() : -1;
         }
+    }
+
+    @Override
+    void copyRunningTo(List<ScheduledTask<?>> sink) {
+        sink.addAll(runners.values());
     }
 
     private boolean hasPendingWaiting() {
@@ -267,7 +281,7 @@ final class ExternalDispatcher extends Dispatcher {
 
     @Override
     void interruptWorkers() {
-        for (Thread t : runners) {
+        for (Thread t : runners.keySet()) {
             t.interrupt();
         }
     }

@@ -77,6 +77,12 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     private final long leadNanos;
 
+    /**
+     * With a virtual clock: the master sleeps until woken, never for a time, since no amount of real time brings a
+     * deadline nearer; the clock's look at the executor ({@link #settled}) wakes it after each step.
+     */
+    private final boolean sleepsUntilWoken;
+
     /** The user's factory for the master thread, or null; the default one is the fallback. */
     private final ThreadFactory threadFactory;
 
@@ -107,7 +113,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     MasterLoop(String executorName, MasterHost host, TimingWheel<ScheduledTask<?>> wheel, Dispatcher dispatcher,
                OrderGate gate, long handOverAheadNanos, long straightReachNanos, long lazyWakeNanos,
-               ThreadFactory threadFactory) {
+               boolean sleepsUntilWoken, ThreadFactory threadFactory) {
         this.executorName = executorName;
         this.host = host;
         this.wheel = wheel;
@@ -118,6 +124,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         this.straightReachNanos = straightReachNanos;
         this.handOver = new HandOver(gate);
         this.leadNanos = handOverAheadNanos - handOverAheadNanos / 10;
+        this.sleepsUntilWoken = sleepsUntilWoken;
         this.threadFactory = threadFactory;
     }
 
@@ -381,7 +388,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             // dispatcher's lock, and a park inside it consumes the waker's unpark, so this park would not return.
             return;
         }
-        if (until == TimingWheel.NONE) {
+        if (until == TimingWheel.NONE || sleepsUntilWoken) {
             LockSupport.park(this);
         } else {
             long nanos = until - host.now();
@@ -540,6 +547,30 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         return ask(m -> {
             m.drainInbox();
             return m.wheel.nextDeadlineBound();
+        });
+    }
+
+    /** The answer of {@link #settled} when the executor is not settled. */
+    static final VirtualClock.Settled NOT_SETTLED = new VirtualClock.Settled(-1, -1);
+
+    /**
+     * A virtual clock's look ({@link ExecutorCore#settled}), on the master thread, between two turns: the dispatcher
+     * idle (no run, no due task waiting), then the inbox drained, then nothing in the wheel due by now. The turn
+     * that follows hands over whatever made it {@link #NOT_SETTLED}.
+     *
+     * @param advancing the thread that advances the clock (see {@link Dispatcher#idleRunsEnded})
+     * @return the wheel's first deadline and the dispatcher's ended runs, or {@link #NOT_SETTLED}; empty if the
+     *     master has left
+     */
+    Optional<VirtualClock.Settled> settled(Thread advancing) {
+        return ask(m -> {
+            long runsEnded = m.dispatcher.idleRunsEnded(advancing);
+            if (runsEnded < 0) {
+                return NOT_SETTLED;
+            }
+            m.drainInbox();
+            long first = m.host.isStopping() ? TimingWheel.NONE : m.wheel.nextDeadlineBound();
+            return first <= m.host.now() ? NOT_SETTLED : new VirtualClock.Settled(first, runsEnded);
         });
     }
 

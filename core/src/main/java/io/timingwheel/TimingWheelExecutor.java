@@ -181,12 +181,15 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         super(b.workerThreads, workerThreads, b.handler);
         this.core = new ExecutorCore(b.settings(name, workerThreads), new Hooks());
         this.queue = new PendingTaskQueue(core);
+        if (b.clock != null) {
+            b.clock.drive(core); // once the core is built: the clock's advance may look at it from another thread
+        }
     }
 
     /**
      * Returns a builder for an executor with settings beyond the constructors': tick, wheel size, master thread
-     * factory, pending limit, an external executor for the tasks, a failure handler, the fixed-rate policy and JDK
-     * Flight Recorder events.
+     * factory, pending limit, an external executor for the tasks, a failure handler, the fixed-rate policy, JDK
+     * Flight Recorder events and a {@link VirtualClock} for tests.
      *
      * @return a new builder with the defaults of {@code new TimingWheelExecutor(1)}
      */
@@ -973,6 +976,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         private TaskFailureHandler failureHandler;
         private FixedRatePolicy fixedRatePolicy = FixedRatePolicy.CATCH_UP;
         private long lateRunEventThresholdNanos = -1;
+        private VirtualClock clock;
 
         private Builder() {
         }
@@ -1135,6 +1139,20 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
 
         /**
+         * Takes time from {@code clock}, which a test moves, instead of {@link System#nanoTime()} (the default): the
+         * executor is the same, with its own threads and every guarantee, but nothing falls due until the test calls
+         * {@link VirtualClock#advance}, which runs what falls due and returns once those runs have ended. See
+         * {@link VirtualClock}.
+         *
+         * @param clock the clock
+         * @return this builder
+         */
+        public Builder clock(VirtualClock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
          * Creates an executor with these settings.
          *
          * @return a new executor
@@ -1149,7 +1167,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         private ExecutorSettings settings(String name, ThreadFactory workers) {
             return new ExecutorSettings(name, workerThreads, workers, masterThreadFactory, workerExecutor,
                     tickNanos, wheelSize, maxPendingTasks, failureHandler,
-                    fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos);
+                    fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos, clock);
         }
 
         /** @return this builder, once it is known to work on this runtime */

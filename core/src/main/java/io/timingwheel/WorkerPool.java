@@ -930,6 +930,46 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
+    long idleRunsEnded(Thread advancing) {
+        lock.lock();
+        try {
+            absorbArrivals();
+            boolean advancingRunsHere = runsOnWorker(advancing);
+            boolean othersIdle = runs.active == (advancingRunsHere ? 1 : 0) && arrivals.isEmpty();
+            boolean nothingWaits = !due.hasPending()
+                    || advancingRunsHere && waitingWorkers == 0 && isFullyStarted(); // no one else can take them
+            return othersIdle && nothingWaits ? runs.completed : -1; // an idle worker has settled its hand (see next)
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return true if {@code thread} is one of the workers (so it is running a task or a hook); the lock is held */
+    private boolean runsOnWorker(Thread thread) {
+        for (Worker w : workers) {
+            if (w.thread == thread) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    void copyRunningTo(List<ScheduledTask<?>> sink) {
+        lock.lock();
+        try {
+            for (Worker w : workers) {
+                ScheduledTask<?> task = w.running; // written by its worker without the lock: a description only
+                if (task != null) {
+                    sink.add(task);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
     void interruptWorkers() {
         List<Thread> threads = new ArrayList<>();
         lock.lock();
@@ -988,6 +1028,12 @@ final class WorkerPool extends Dispatcher {
 
         /** Whether the task that {@code next} returned last was claimed for this thread. */
         boolean claimed;
+
+        /**
+         * The task this worker runs now, or null: to name it when a virtual clock gives up waiting for it. Plain
+         * writes, read by others without order: a description, never a decision.
+         */
+        ScheduledTask<?> running;
 
         /** Whether it runs without hooks or decoration (see {@link TaskRunner#runsDirectly}). */
         boolean direct;
@@ -1050,7 +1096,9 @@ final class WorkerPool extends Dispatcher {
             if (host.isStopping()) {
                 thread.interrupt();
             }
+            running = task;
             runner.run(task, runsDirectly, thread, lateness);
+            running = null;
             return task.isFailed();
         }
 

@@ -1,0 +1,303 @@
+package io.timingwheel;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * A clock that a test moves, for testing code that takes a {@link java.util.concurrent.ScheduledExecutorService}
+ * without waiting: an executor built with {@link TimingWheelExecutor.Builder#clock(VirtualClock)} takes its time from
+ * this clock instead of {@link System#nanoTime()}, and is otherwise the same executor, with its own threads, its
+ * shutdown policies, its queue and every guarantee it gives in real time.
+ *
+ * <pre>{@code
+ * VirtualClock clock = new VirtualClock();                          // time 0
+ * TimingWheelExecutor timers = TimingWheelExecutor.builder().clock(clock).workerThreads(2).build();
+ * ScheduledFuture<?> timeout = timers.schedule(onTimeout, 30, TimeUnit.SECONDS);
+ * clock.advance(29, TimeUnit.SECONDS);       // nothing due: returns at once, time is now 29 s
+ * clock.advance(Duration.ofSeconds(1));      // onTimeout runs on a worker; advance returns once it has ended
+ * assert timeout.isDone();
+ * }</pre>
+ *
+ * <p><b>Time.</b> The clock starts at 0 and moves only in {@link #advance}. The executors it drives read it for
+ * everything they time: deadlines, {@code getDelay}, the periods of fixed-rate and fixed-delay tasks, the lateness in
+ * their statistics. The code under test reads the same time with {@link #nanoTime()} (or {@link #nanoTimeSupplier()}
+ * where it takes a {@code LongSupplier}). Waiting callers are not the executor's time: {@code awaitTermination}, a timed
+ * {@code get}, a timed {@code poll} of {@code getQueue()} and the keep-alive time of idle threads keep waiting in real
+ * time.
+ *
+ * <p><b>Advancing.</b> {@link #advance} moves time to each deadline that falls within the amount in turn, in deadline
+ * order, runs what is due there on the executors' own threads (ties in the order the executor takes them: submission
+ * order), and moves on only once those runs have ended; what a run schedules within the amount runs within the same
+ * call, and a run that reads the clock sees its own deadline. It returns once nothing due at or before the new time
+ * waits or runs. So with distinct deadlines the order of the runs is exact even with several worker threads. Time
+ * moves also when nothing is pending, and {@code advance(0)} waits for what is due now. One clock may drive several
+ * executors: each advance steps all of them through time together. Calls to {@code advance} may overlap (from
+ * several threads, or from a run, below): time only goes forward, and each returns once its own amount is reached.
+ *
+ * <p><b>A run that takes time.</b> A run may call {@code advance} itself, to let time pass while it runs (a slow
+ * run, in the clock's time): its own run does not hold that advance back, tasks that fall due meanwhile run on the
+ * executor's other threads, or, where none is free, wait and start late, as behind a slow run in real time (a
+ * fixed-rate task then catches up). An {@code advance} of the test that is under way waits for that run to end, and
+ * goes on from the time it reached.
+ *
+ * <p><b>A run that blocks for real</b> (on a lock, a latch, I/O) does not hang the test: {@code advance} waits at most
+ * {@link #realTimeLimit()} (default 10 seconds, {@link #setRealTimeLimit}) for the runs due at one time to end, and
+ * then throws an {@link IllegalStateException} that names the tasks still running.
+ *
+ * <p>Tasks scheduled from threads other than the executors' own while an {@code advance} is under way are taken as
+ * they come: one that reads the time before a step and is accepted after it is due at once and runs at once, but the
+ * advance that was under way may have returned before it runs. Schedule from the test's thread, or from tasks.
+ *
+ * <p>Thread-safe.
+ */
+public final class VirtualClock {
+    private static final long DEFAULT_REAL_TIME_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /** How long {@link #advance} waits between two looks at executors that are not settled yet, at most. */
+    private static final long MAX_LOOK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** The time; only {@link #moveTo} writes it, and only forward. */
+    private volatile long time;
+
+    private volatile long realTimeLimitNanos = DEFAULT_REAL_TIME_LIMIT_NANOS;
+
+    /** The executors this clock drives, until they have terminated. */
+    private final List<Driven> executors = new CopyOnWriteArrayList<>();
+
+
+    /** Creates a clock at time 0. */
+    public VirtualClock() {
+    }
+
+    /**
+     * @return the clock's time in nanoseconds: 0 at first, then the sum of the amounts advanced (while an advance is
+     *     under way, the deadline it has reached)
+     */
+    public long nanoTime() {
+        return time;
+    }
+
+    /** @return {@link #nanoTime()} as a {@code LongSupplier}, for code under test that takes its time from one */
+    public LongSupplier nanoTimeSupplier() {
+        return this::nanoTime;
+    }
+
+    /**
+     * Moves time forward by {@code amount}, running what falls due on the way, as the class comment says.
+     *
+     * @param amount how far, at least 0; an amount beyond the end of time stops at {@code Long.MAX_VALUE} nanoseconds
+     * @param unit the unit of {@code amount}
+     * @throws NullPointerException if {@code unit} is null
+     * @throws IllegalArgumentException if {@code amount} is negative
+     * @throws IllegalStateException if the runs due at one time did not end within {@link #realTimeLimit()} of real
+     *     time; the message names the tasks still running. Time stands at their deadline.
+     */
+    public void advance(long amount, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        if (amount < 0) {
+            throw new IllegalArgumentException("a clock cannot go back: advance(" + amount + ", " + unit + ")");
+        }
+        advanceNanos(unit.toNanos(amount));
+    }
+
+    /**
+     * Moves time forward by {@code amount}: {@link #advance(long, TimeUnit)}.
+     *
+     * @param amount how far, not negative
+     * @throws NullPointerException if {@code amount} is null
+     * @throws IllegalArgumentException if {@code amount} is negative
+     * @throws IllegalStateException as {@link #advance(long, TimeUnit)}
+     */
+    public void advance(Duration amount) {
+        Objects.requireNonNull(amount, "amount");
+        if (amount.isNegative()) {
+            throw new IllegalArgumentException("a clock cannot go back: advance(" + amount + ")");
+        }
+        long nanos;
+        try {
+            nanos = amount.toNanos();
+        } catch (ArithmeticException beyondLong) {
+            nanos = Long.MAX_VALUE;
+        }
+        advanceNanos(nanos);
+    }
+
+    /**
+     * Sets how long {@link #advance} waits, in real time, for the runs due at one time to end before it gives up.
+     *
+     * @param limit a positive duration
+     * @throws NullPointerException if {@code limit} is null
+     * @throws IllegalArgumentException if {@code limit} is zero or negative
+     */
+    public void setRealTimeLimit(Duration limit) {
+        Objects.requireNonNull(limit, "limit");
+        if (limit.isZero() || limit.isNegative()) {
+            throw new IllegalArgumentException("the real-time limit must be positive: " + limit);
+        }
+        long nanos;
+        try {
+            nanos = limit.toNanos();
+        } catch (ArithmeticException beyondLong) {
+            nanos = Long.MAX_VALUE;
+        }
+        realTimeLimitNanos = nanos;
+    }
+
+    /** @return how long {@link #advance} waits in real time for the runs due at one time to end (default 10 s) */
+    public Duration realTimeLimit() {
+        return Duration.ofNanos(realTimeLimitNanos);
+    }
+
+    @Override
+    public String toString() {
+        return "VirtualClock[" + time + " ns, driving " + executors.size() + " executor(s)]";
+    }
+
+    // -- the executors' side ----------------------------------------------------------------------------------------
+
+    /** Drives {@code executor} from now on, until it has terminated. */
+    void drive(Driven executor) {
+        executors.removeIf(Driven::hasTerminated);
+        executors.add(executor);
+    }
+
+    /** An executor this clock drives, as the clock sees it. */
+    interface Driven {
+        /**
+         * Looks whether the executor is settled at the clock's time: no task runs, none that is due waits, and every
+         * task it was given is where its deadline is kept. Blocks briefly (the executor's master thread answers).
+         *
+         * @param advancing the thread that advances the clock: when it runs a task of this executor (a run that lets
+         *     time pass), that run does not count, nor do due tasks that no other thread of it is free to take
+         *
+         * @return null if not settled; otherwise the first deadline it holds ({@link Long#MAX_VALUE} for none), and
+         *     the count of runs it has ended
+         */
+        Settled settled(Thread advancing);
+
+        /** @return true once the executor has terminated: nothing more is ever due there */
+        boolean hasTerminated();
+
+        /** @return a description of each task running now, for the message of an advance that gives up */
+        List<String> runningTasks();
+    }
+
+    /**
+     * An executor found settled.
+     *
+     * @param firstDeadline a time at or before which the first task it holds is due, later than the clock's time;
+     *     {@link Long#MAX_VALUE} if it holds none. A bound, not always a deadline: a step there may run nothing, and
+     *     the next look then gives a later one, up to the deadline itself.
+     * @param runsEnded the runs that have ended there so far
+     */
+    record Settled(long firstDeadline, long runsEnded) {
+    }
+
+    // -- advancing --------------------------------------------------------------------------------------------------
+
+    /**
+     * Steps to each first deadline within the amount, settling at each; then moves to the end of the amount. Calls may
+     * overlap (a run that advances the clock within an advance of the test, or two threads): each steps through the
+     * same deadlines, time only goes forward, and each returns once its own amount is reached and settled.
+     */
+    private void advanceNanos(long nanos) {
+        long start = time;
+        long target = start + nanos < start ? Long.MAX_VALUE : start + nanos;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                long next = settle();
+                if (next == Long.MAX_VALUE || next > target) { // MAX_VALUE: none (no deadline is that late)
+                    break;
+                }
+                moveTo(next); // later than the time settled at: a settled executor holds nothing due by then
+            }
+            moveTo(target); // nothing falls due on the rest of the way
+        } finally {
+            if (Thread.interrupted() || interruptedWhileSettling.get() == Boolean.TRUE) {
+                interruptedWhileSettling.remove();
+                interrupted = true;
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Moves time forward to {@code to}, unless another advance has moved it further already. */
+    private synchronized void moveTo(long to) {
+        if (to > time) {
+            time = to;
+        }
+    }
+
+    /**
+     * Set for a thread interrupted while it waits in {@link #settle}: the wait goes on (the real-time limit bounds it)
+     * and the interrupt status is set again when its advance returns.
+     */
+    private final ThreadLocal<Boolean> interruptedWhileSettling = new ThreadLocal<>();
+
+    /**
+     * Waits until every executor is settled at the current time, and at once: with more than one, two looks in a row
+     * find each settled with the same count of ended runs, so no run went on between them that gave another executor
+     * work after that one's look.
+     *
+     * @return the first deadline any of them holds
+     */
+    private long settle() {
+        long startedAt = System.nanoTime();
+        long limit = realTimeLimitNanos;
+        long pause = 0;
+        long[] lastEnded = null;
+        for (;;) {
+            executors.removeIf(Driven::hasTerminated);
+            List<Driven> driven = new ArrayList<>(executors);
+            long[] ended = new long[driven.size()];
+            long first = Long.MAX_VALUE;
+            boolean allSettled = true;
+            for (int i = 0; i < driven.size() && allSettled; i++) {
+                Settled settled = driven.get(i).settled(Thread.currentThread());
+                if (settled == null) {
+                    allSettled = false;
+                } else {
+                    ended[i] = settled.runsEnded();
+                    first = Math.min(first, settled.firstDeadline());
+                }
+            }
+            if (allSettled) {
+                if (driven.size() <= 1 || Arrays.equals(ended, lastEnded)) {
+                    return first;
+                }
+                lastEnded = ended;
+                continue;
+            }
+            lastEnded = null;
+            if (System.nanoTime() - startedAt > limit) {
+                throw gaveUp(driven);
+            }
+            pause = pause == 0 ? 1_000 : Math.min(pause * 2, MAX_LOOK_INTERVAL_NANOS);
+            LockSupport.parkNanos(this, pause);
+            if (Thread.interrupted()) {
+                interruptedWhileSettling.set(Boolean.TRUE);
+            }
+        }
+    }
+
+    private IllegalStateException gaveUp(List<Driven> driven) {
+        List<String> running = new ArrayList<>();
+        for (Driven executor : driven) {
+            running.addAll(executor.runningTasks());
+        }
+        return new IllegalStateException("VirtualClock.advance gave up at " + time + " ns after "
+                + Duration.ofNanos(realTimeLimitNanos) + " of real time: the runs due by then have not ended; "
+                + (running.isEmpty() ? "no task runs, but due tasks wait (can the executor start threads?)"
+                        : "still running: " + running));
+    }
+}
