@@ -60,6 +60,9 @@ import java.util.function.LongSupplier;
 public final class VirtualClock {
     private static final long DEFAULT_REAL_TIME_LIMIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+    /** Looks at executors not settled yet that {@link #advance} makes with only a yield between them, before it parks. */
+    private static final int YIELDING_LOOKS = 32;
+
     /** How long {@link #advance} waits between two looks at executors that are not settled yet, at most. */
     private static final long MAX_LOOK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -210,25 +213,14 @@ public final class VirtualClock {
     private void advanceNanos(long nanos) {
         long start = time;
         long target = start + nanos < start ? Long.MAX_VALUE : start + nanos;
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                long next = settle();
-                if (next == Long.MAX_VALUE || next > target) { // MAX_VALUE: none (no deadline is that late)
-                    break;
-                }
-                moveTo(next); // later than the time settled at: a settled executor holds nothing due by then
+        for (;;) {
+            long next = settle();
+            if (next == Long.MAX_VALUE || next > target) { // MAX_VALUE: none (no deadline is that late)
+                break;
             }
-            moveTo(target); // nothing falls due on the rest of the way
-        } finally {
-            if (Thread.interrupted() || interruptedWhileSettling.get() == Boolean.TRUE) {
-                interruptedWhileSettling.remove();
-                interrupted = true;
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            moveTo(next); // later than the time settled at: a settled executor holds nothing due by then
         }
+        moveTo(target); // nothing falls due on the rest of the way
     }
 
     /** Moves time forward to {@code to}, unless another advance has moved it further already. */
@@ -239,53 +231,58 @@ public final class VirtualClock {
     }
 
     /**
-     * Set for a thread interrupted while it waits in {@link #settle}: the wait goes on (the real-time limit bounds it)
-     * and the interrupt status is set again when its advance returns.
-     */
-    private final ThreadLocal<Boolean> interruptedWhileSettling = new ThreadLocal<>();
-
-    /**
      * Waits until every executor is settled at the current time, and at once: with more than one, two looks in a row
      * find each settled with the same count of ended runs, so no run went on between them that gave another executor
-     * work after that one's look.
+     * work after that one's look. An interrupt does not end the wait (the real-time limit bounds it): the status is
+     * set again on the way out.
      *
      * @return the first deadline any of them holds
      */
     private long settle() {
+        boolean interrupted = Thread.interrupted(); // else every park below would return at once
         long startedAt = System.nanoTime();
         long limit = realTimeLimitNanos;
         long pause = 0;
+        int looks = 0;
         long[] lastEnded = null;
-        for (;;) {
-            executors.removeIf(Driven::hasTerminated);
-            List<Driven> driven = new ArrayList<>(executors);
-            long[] ended = new long[driven.size()];
-            long first = Long.MAX_VALUE;
-            boolean allSettled = true;
-            for (int i = 0; i < driven.size() && allSettled; i++) {
-                Settled settled = driven.get(i).settled(Thread.currentThread());
-                if (settled == null) {
-                    allSettled = false;
+        try {
+            for (;;) {
+                executors.removeIf(Driven::hasTerminated);
+                List<Driven> driven = new ArrayList<>(executors);
+                long[] ended = new long[driven.size()];
+                long first = Long.MAX_VALUE;
+                boolean allSettled = true;
+                for (int i = 0; i < driven.size() && allSettled; i++) {
+                    Settled settled = driven.get(i).settled(Thread.currentThread());
+                    if (settled == null) {
+                        allSettled = false;
+                    } else {
+                        ended[i] = settled.runsEnded();
+                        first = Math.min(first, settled.firstDeadline());
+                    }
+                }
+                if (allSettled) {
+                    if (driven.size() <= 1 || Arrays.equals(ended, lastEnded)) {
+                        return first;
+                    }
+                    lastEnded = ended;
+                    continue;
+                }
+                lastEnded = null;
+                if (System.nanoTime() - startedAt > limit) {
+                    throw gaveUp(driven);
+                }
+                if (++looks <= YIELDING_LOOKS) {
+                    Thread.yield(); // a step's runs are mostly short: a park would sleep longer than they take
                 } else {
-                    ended[i] = settled.runsEnded();
-                    first = Math.min(first, settled.firstDeadline());
+                    pause = pause == 0 ? 1_000 : Math.min(pause * 2, MAX_LOOK_INTERVAL_NANOS);
+                    LockSupport.parkNanos(this, pause);
+                    interrupted |= Thread.interrupted();
                 }
             }
-            if (allSettled) {
-                if (driven.size() <= 1 || Arrays.equals(ended, lastEnded)) {
-                    return first;
-                }
-                lastEnded = ended;
-                continue;
-            }
-            lastEnded = null;
-            if (System.nanoTime() - startedAt > limit) {
-                throw gaveUp(driven);
-            }
-            pause = pause == 0 ? 1_000 : Math.min(pause * 2, MAX_LOOK_INTERVAL_NANOS);
-            LockSupport.parkNanos(this, pause);
-            if (Thread.interrupted()) {
-                interruptedWhileSettling.set(Boolean.TRUE);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

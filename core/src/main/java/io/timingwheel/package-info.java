@@ -125,6 +125,16 @@
  * that finds the executor stopping leaves its task for {@code shutdownNow} to return. The pool settings are only
  * remembered then, for the getters (the executor keeps them; no dispatcher reads them).
  *
+ * <h3>The virtual clock</h3>
+ * With {@code Builder.clock} the executor's {@code Clock} reads a {@code VirtualClock} that a test moves. Two things
+ * change, both set when the core is built: the workers are handed only due tasks (no hand-over ahead, no straight
+ * reach), so whatever is not due yet is in the master's wheel; and the master sleeps until woken. The clock's
+ * {@code advance} looks at each executor it drives ({@code ExecutorCore.settled}): the dispatcher idle (no run, no
+ * due task waiting), then, on the master thread, the same again, the inbox drained into the wheel and nothing there
+ * due by now; that look is a command, so it wakes the master, whose turn then hands over what fell due. Settled, the
+ * wheel's first deadline bound is the next step; a step to a bound that is not yet a deadline runs nothing, and the
+ * next look gives a later bound, up to the deadline itself.
+ *
  * <h3>Why it is O(1)</h3>
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every
  * producer and worker contends for that lock. Here a schedule is an allocation and an atomic add; the master does

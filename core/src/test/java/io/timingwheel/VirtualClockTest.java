@@ -209,6 +209,26 @@ class VirtualClockTest {
         assertEquals(Long.MAX_VALUE, clock.nanoTime());
     }
 
+    /** An interrupt does not cut an advance short (its wait is bounded anyway); the status is kept for the caller. */
+    @ParameterizedTest
+    @EnumSource(Setup.class)
+    void anInterruptedAdvanceStillRunsWhatIsDueAndKeepsTheStatus(Setup setup) {
+        TimingWheelExecutor timers = executor(setup);
+        AtomicInteger ran = new AtomicInteger();
+        timers.schedule(() -> {
+            spin(MILLISECONDS.toNanos(5));
+            ran.incrementAndGet();
+        }, 1, SECONDS);
+        Thread.currentThread().interrupt();
+        try {
+            clock.advance(1, SECONDS);
+            assertEquals(1, ran.get());
+            assertTrue(Thread.currentThread().isInterrupted());
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     @Test
     void theSupplierReadsTheSameTime() {
         clock.advance(7, MILLISECONDS);
