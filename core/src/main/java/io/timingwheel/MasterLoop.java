@@ -378,7 +378,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             } // else the workers held back by the order gate come first: look again at once
             return;
         }
-        OrderGate.Horizon asleep = confirmSleep(next, until - now > lazyWakeNanos);
+        // Deep: a sleep long enough that work which can wait (a cancelled task to unlink) wakes it; with a virtual
+        // clock every sleep lasts until someone wakes it, so every one is deep (else, once shut down, the last
+        // cancel would leave the termination decision to the clock's next look).
+        OrderGate.Horizon asleep = confirmSleep(next, sleepsUntilWoken || until - now > lazyWakeNanos);
         if (asleep == null) {
             return;
         }
@@ -388,7 +391,13 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             // dispatcher's lock, and a park inside it consumes the waker's unpark, so this park would not return.
             return;
         }
-        if (until == TimingWheel.NONE || sleepsUntilWoken) {
+        if (sleepsUntilWoken) {
+            if (starved) {
+                LockSupport.parkNanos(this, WORKER_RETRY_NANOS); // a retry is real time's business
+            } else {
+                LockSupport.park(this);
+            }
+        } else if (until == TimingWheel.NONE) {
             LockSupport.park(this);
         } else {
             long nanos = until - host.now();

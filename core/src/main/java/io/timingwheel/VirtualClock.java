@@ -123,13 +123,7 @@ public final class VirtualClock {
         if (amount.isNegative()) {
             throw new IllegalArgumentException("a clock cannot go back: advance(" + amount + ")");
         }
-        long nanos;
-        try {
-            nanos = amount.toNanos();
-        } catch (ArithmeticException beyondLong) {
-            nanos = Long.MAX_VALUE;
-        }
-        advanceNanos(nanos);
+        advanceNanos(saturatedNanos(amount));
     }
 
     /**
@@ -144,13 +138,16 @@ public final class VirtualClock {
         if (limit.isZero() || limit.isNegative()) {
             throw new IllegalArgumentException("the real-time limit must be positive: " + limit);
         }
-        long nanos;
+        realTimeLimitNanos = saturatedNanos(limit);
+    }
+
+    /** @return {@code d} in nanoseconds, or {@code Long.MAX_VALUE} beyond that (a non-negative {@code d}) */
+    private static long saturatedNanos(Duration d) {
         try {
-            nanos = limit.toNanos();
+            return d.toNanos();
         } catch (ArithmeticException beyondLong) {
-            nanos = Long.MAX_VALUE;
+            return Long.MAX_VALUE;
         }
-        realTimeLimitNanos = nanos;
     }
 
     /** @return how long {@link #advance} waits in real time for the runs due at one time to end (default 10 s) */
