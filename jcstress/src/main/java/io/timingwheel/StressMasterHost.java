@@ -12,7 +12,7 @@ final class StressMasterHost implements MasterHost {
     static MasterLoop terminatingMaster() {
         StressDispatcherHost dispatchers = new StressDispatcherHost();
         return new MasterLoop("stress", new StressMasterHost(), new TimingWheel<>(1_000_000, 64),
-                dispatchers.externalDispatcher(Runnable::run), dispatchers.gate, 0, 0, 1_000_000, null);
+                dispatchers.externalDispatcher(Runnable::run), dispatchers.gate, 0, 0, 1_000_000, false, null);
     }
 
     /**
@@ -21,7 +21,7 @@ final class StressMasterHost implements MasterHost {
      */
     static MasterLoop masterOver(WorkerPool pool, StressDispatcherHost dispatchers, StressMasterHost host) {
         return new MasterLoop("stress", host, new TimingWheel<>(1_000_000, 64), pool, dispatchers.gate,
-                WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, 1_000_000, null);
+                WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, 1_000_000, false, null);
     }
 
     /** The time of the executor; 0 unless a test sets it. */
