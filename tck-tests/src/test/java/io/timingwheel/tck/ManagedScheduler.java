@@ -26,6 +26,14 @@ public interface ManagedScheduler extends AutoCloseable {
         return factory().isReference();
     }
 
+    /**
+     * The time the executor runs in: real time, except for the {@code TWE-virtual-clock} kinds of
+     * {@link Factories#timed()}, whose executor runs on a {@code VirtualClock} that the test moves.
+     */
+    default Timeline timeline() {
+        return Timeline.REAL;
+    }
+
     /** The executor's {@code close()} with Java 19 semantics (on Java 17 the JDK's algorithm for the reference). */
     void closeExecutor();
 

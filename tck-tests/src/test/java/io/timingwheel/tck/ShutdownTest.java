@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * shutdown() and its two policies, shutdownNow() (interrupts running tasks, returns exactly the never-started ones),
- * isShutdown/isTerminated/isTerminating, awaitTermination.
+ * isShutdown/isTerminated/isTerminating, awaitTermination. The tests of the policies run also on a virtual clock
+ * ({@link ForEachTimeline}), where the tasks' time passes without a real delay; awaitTermination waits in real time.
  */
 class ShutdownTest extends TckTestCase {
 
@@ -94,23 +95,31 @@ class ShutdownTest extends TckTestCase {
         }
     }
 
-    /** By default delayed one-shot tasks still run after shutdown() and periodic tasks are cancelled. */
-    @ForEachExecutor
+    /**
+     * By default delayed one-shot tasks still run after shutdown(), when their time comes, and periodic tasks are
+     * cancelled. On the virtual kinds, exactly: the executor waits for the delayed task's time, not a nanosecond less.
+     */
+    @ForEachTimeline
     void defaultShutdownPolicies(SchedulerFactory f) throws Exception {
         try (ManagedScheduler s = f.create()) {
+            Timeline time = s.timeline();
             assertTrue(s.getExecuteExistingDelayedTasksAfterShutdownPolicy());
             assertFalse(s.getContinueExistingPeriodicTasksAfterShutdownPolicy());
             ScheduledExecutorService e = s.executor();
-            long t0 = System.nanoTime();
+            long t0 = time.nanoTime();
             CountDownLatch ran = new CountDownLatch(1);
             ScheduledFuture<?> delayed = e.schedule(task(() -> {
-                assertNotEarly(t0, SHORT_DELAY_MS, MILLISECONDS);
+                assertNotEarly(time, t0, SHORT_DELAY_MS, MILLISECONDS);
                 ran.countDown();
             }), SHORT_DELAY_MS, MILLISECONDS);
             ScheduledFuture<?> periodic = e.scheduleAtFixedRate(NOOP, 1, 1, HOURS);
             e.shutdown();
             assertTrue(periodic.isCancelled());
             assertThrows(CancellationException.class, () -> periodic.get());
+            passCheckingNothingRanEarly(time, SHORT_DELAY_MS, MILLISECONDS, ran); // the kept task's time comes
+            if (time.isVirtual()) { // the virtual kinds' exactness: the run has ended when the time has passed
+                assertEquals(0, ran.getCount());
+            }
             assertTrue(e.awaitTermination(LONG_DELAY_MS, MILLISECONDS));
             assertEquals(0, ran.getCount());
             assertTrue(delayed.isDone());
@@ -179,14 +188,16 @@ class ShutdownTest extends TckTestCase {
 
     /**
      * The policy matrix: for each combination of the delayed and periodic policies, shutdown() cancels exactly the
-     * tasks the policies say, the others keep running, and the executor terminates once they are done or cancelled.
+     * tasks the policies say, the others keep running when their time comes, and the executor terminates once they are
+     * done or cancelled. On the virtual kinds the kept periodic tasks run exactly twice in two periods.
      */
-    @ForEachExecutor
+    @ForEachTimeline
     void shutdownPolicyMatrix(SchedulerFactory f) throws Exception {
         for (boolean keepDelayed : new boolean[] {true, false}) {
             for (boolean keepPeriodic : new boolean[] {true, false}) {
                 String policies = "keepDelayed=" + keepDelayed + ", keepPeriodic=" + keepPeriodic;
                 try (ManagedScheduler s = f.create()) {
+                    Timeline time = s.timeline();
                     s.setExecuteExistingDelayedTasksAfterShutdownPolicy(keepDelayed);
                     s.setContinueExistingPeriodicTasksAfterShutdownPolicy(keepPeriodic);
                     assertEquals(keepDelayed, s.getExecuteExistingDelayedTasksAfterShutdownPolicy());
@@ -198,10 +209,12 @@ class ShutdownTest extends TckTestCase {
                             keepDelayed ? SHORT_DELAY_MS : HOUR_MS, MILLISECONDS);
                     AtomicInteger rateRuns = new AtomicInteger();
                     AtomicInteger delayRuns = new AtomicInteger();
-                    ScheduledFuture<?> rate = e.scheduleAtFixedRate(rateRuns::incrementAndGet, 0, 2, MILLISECONDS);
+                    long period = 2;
+                    ScheduledFuture<?> rate =
+                            e.scheduleAtFixedRate(rateRuns::incrementAndGet, 0, period, MILLISECONDS);
                     ScheduledFuture<?> delay =
-                            e.scheduleWithFixedDelay(delayRuns::incrementAndGet, 0, 2, MILLISECONDS);
-                    eventually().until(() -> rateRuns.get() > 0 && delayRuns.get() > 0);
+                            e.scheduleWithFixedDelay(delayRuns::incrementAndGet, 0, period, MILLISECONDS);
+                    eventually().until(() -> rateRuns.get() > 0 && delayRuns.get() > 0); // due at once
 
                     e.shutdown();
                     assertTrue(e.isShutdown(), policies);
@@ -211,7 +224,12 @@ class ShutdownTest extends TckTestCase {
                     if (keepPeriodic) {
                         int r = rateRuns.get();
                         int d = delayRuns.get();
+                        time.pass(2 * period, MILLISECONDS); // two more runs' time
                         eventually().until(() -> rateRuns.get() >= r + 2 && delayRuns.get() >= d + 2);
+                        if (time.isVirtual()) { // the virtual kinds' exactness
+                            assertEquals(r + 2, rateRuns.get(), policies);
+                            assertEquals(d + 2, delayRuns.get(), policies);
+                        }
                         assertFalse(e.isTerminated(), policies);
                         assertFalse(rate.isDone(), policies);
                         assertTrue(rate.cancel(false));
@@ -221,6 +239,9 @@ class ShutdownTest extends TckTestCase {
                         // (STPE too: it is not in the queue then); one that waits is cancelled by shutdown() itself.
                         eventually().until(() -> rate.isCancelled() && delay.isCancelled());
                     }
+                    if (keepDelayed) {
+                        time.pass(SHORT_DELAY_MS, MILLISECONDS); // the kept delayed task's time comes
+                    }
                     assertTrue(e.awaitTermination(LONG_DELAY_MS, MILLISECONDS), policies);
                     assertEquals(keepDelayed ? 0 : 1, delayedRan.getCount(), policies);
                     assertTrue(delayed.isDone(), policies);
@@ -229,16 +250,23 @@ class ShutdownTest extends TckTestCase {
         }
     }
 
-    /** shutdownNow() returns the pending delayed and periodic tasks: the very futures schedule returned, untouched. */
-    @ForEachExecutor
+    /**
+     * shutdownNow() returns the pending delayed and periodic tasks: the very futures schedule returned, untouched; not
+     * a task that has run already.
+     */
+    @ForEachTimeline
     void shutdownNowReturnsPendingDelayedTasks(SchedulerFactory f) throws Exception {
         try (ManagedScheduler s = f.create()) {
+            Timeline time = s.timeline();
             ScheduledExecutorService e = s.executor();
+            ScheduledFuture<?> due = e.schedule(NOOP, SHORT_DELAY_MS, MILLISECONDS);
             List<ScheduledFuture<?>> futures = List.of(
                     e.schedule(NOOP, 1, HOURS),
                     e.schedule(() -> "x", 1, HOURS),
                     e.scheduleAtFixedRate(NOOP, 1, 1, HOURS),
                     e.scheduleWithFixedDelay(NOOP, 1, 1, HOURS));
+            time.pass(SHORT_DELAY_MS, MILLISECONDS); // the first task's time
+            get(due);
             List<Runnable> returned = e.shutdownNow();
             assertTrue(e.isShutdown());
             assertEquals(futures.size(), returned.size(), "returned " + returned + " of " + futures);

@@ -167,10 +167,34 @@ abstract class TckTestCase {
      * its delay. Exact to the nanosecond, no tolerance: early is wrong however little.
      */
     static void assertNotEarly(long startNanos, long delay, TimeUnit unit) {
-        long elapsed = System.nanoTime() - startNanos;
+        assertNotEarly(Timeline.REAL, startNanos, delay, unit);
+    }
+
+    /**
+     * Asserts that at least {@code delay} of {@code unit} of {@code timeline}'s time elapsed since {@code startNanos}
+     * (a {@code timeline.nanoTime()} value): {@link #assertNotEarly(long, long, TimeUnit)} in the executor's time.
+     */
+    static void assertNotEarly(Timeline timeline, long startNanos, long delay, TimeUnit unit) {
+        long elapsed = timeline.nanoTime() - startNanos;
         long required = unit.toNanos(delay);
         assertTrue(elapsed >= required,
                 () -> "ran " + (required - elapsed) + " ns early (elapsed " + elapsed + " ns, delay " + required + " ns)");
+    }
+
+    /**
+     * Lets {@code amount} of {@code timeline}'s time pass in two steps: all but its last nanosecond, after which, on a
+     * virtual timeline, {@code latch} must not have been released yet (the virtual kinds' exactness: not a nanosecond
+     * early; in real time the task checks "never early" itself, since a look from the test's thread may come late),
+     * then the last nanosecond.
+     */
+    static void passCheckingNothingRanEarly(Timeline timeline, long amount, TimeUnit unit, CountDownLatch latch)
+            throws InterruptedException {
+        long nanos = unit.toNanos(amount);
+        timeline.pass(nanos - 1, TimeUnit.NANOSECONDS);
+        if (timeline.isVirtual()) {
+            assertTrue(latch.getCount() > 0, "released a nanosecond before its time, at " + timeline.nanoTime() + " ns");
+        }
+        timeline.pass(1, TimeUnit.NANOSECONDS);
     }
 
     /**

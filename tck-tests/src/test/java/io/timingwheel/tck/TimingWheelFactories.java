@@ -1,6 +1,7 @@
 package io.timingwheel.tck;
 
 import io.timingwheel.TimingWheelExecutor;
+import io.timingwheel.VirtualClock;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,6 +89,20 @@ final class TimingWheelFactories {
     static final List<SchedulerFactory> ALL =
             List.of(DEFAULT, ONE_WORKER, FOUR_WORKERS, COARSE_TICK, EXTERNAL_EXECUTOR);
 
+    /**
+     * {@code builder().clock(new VirtualClock()).workerThreads(2)}, a fresh clock for each executor: the default
+     * configuration in a time that only the test moves ({@link ManagedScheduler#timeline()}). Not in {@link #ALL}: a
+     * test that waits in real time for something due later would wait for a clock nobody advances; only the tests
+     * written against the timeline ({@link Factories#timed()}) run on it.
+     */
+    static final SchedulerFactory VIRTUAL_CLOCK = virtualClockFactory("TWE-virtual-clock", 2);
+
+    /** {@code builder().clock(new VirtualClock()).workerThreads(1)}: a slow run holds back everything due meanwhile. */
+    static final SchedulerFactory VIRTUAL_CLOCK_ONE_WORKER = virtualClockFactory("TWE-virtual-clock-1-worker", 1);
+
+    /** The configurations on a virtual clock, for {@link Factories#timed()}. */
+    static final List<SchedulerFactory> VIRTUAL = List.of(VIRTUAL_CLOCK, VIRTUAL_CLOCK_ONE_WORKER);
+
     private TimingWheelFactories() {
     }
 
@@ -109,6 +124,33 @@ final class TimingWheelFactories {
                 TimingWheelExecutor.Builder b = settings.apply(TimingWheelExecutor.builder());
                 configure(b, o);
                 return new TimingWheelScheduler(this, b.build(), null);
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
+
+    private static SchedulerFactory virtualClockFactory(String name, int workers) {
+        return new SchedulerFactory() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public boolean isReference() {
+                return false;
+            }
+
+            @Override
+            public ManagedScheduler create(Options o) {
+                VirtualClock clock = new VirtualClock();
+                TimingWheelExecutor.Builder b = TimingWheelExecutor.builder().clock(clock).workerThreads(workers);
+                configure(b, o);
+                return new TimingWheelScheduler(this, b.build(), null, Timeline.of(clock));
             }
 
             @Override

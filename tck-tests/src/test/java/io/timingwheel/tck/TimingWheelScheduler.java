@@ -10,10 +10,23 @@ import java.util.concurrent.ThreadFactory;
 final class TimingWheelScheduler extends AbstractManagedScheduler {
 
     private final TimingWheelExecutor twe;
+    private final Timeline timeline;
 
     TimingWheelScheduler(SchedulerFactory factory, TimingWheelExecutor twe, ExecutorService workerPool) {
+        this(factory, twe, workerPool, Timeline.REAL);
+    }
+
+    /** An executor that runs in {@code timeline}: real time, or the virtual clock it was built with. */
+    TimingWheelScheduler(SchedulerFactory factory, TimingWheelExecutor twe, ExecutorService workerPool,
+            Timeline timeline) {
         super(factory, twe, workerPool);
         this.twe = twe;
+        this.timeline = timeline;
+    }
+
+    @Override
+    public Timeline timeline() {
+        return timeline;
     }
 
     @Override
