@@ -108,6 +108,16 @@ final class TimingWheelFactories {
 
     private static SchedulerFactory builderFactory(
             String name, Function<TimingWheelExecutor.Builder, TimingWheelExecutor.Builder> settings) {
+        return builderFactory(name, false, settings);
+    }
+
+    private static SchedulerFactory virtualClockFactory(String name, int workers) {
+        return builderFactory(name, true, b -> b.workerThreads(workers));
+    }
+
+    /** A configuration made with the builder, then the test's options; on a fresh virtual clock if {@code virtual}. */
+    private static SchedulerFactory builderFactory(String name, boolean virtual,
+            Function<TimingWheelExecutor.Builder, TimingWheelExecutor.Builder> settings) {
         return new SchedulerFactory() {
             @Override
             public String name() {
@@ -123,34 +133,11 @@ final class TimingWheelFactories {
             public ManagedScheduler create(Options o) {
                 TimingWheelExecutor.Builder b = settings.apply(TimingWheelExecutor.builder());
                 configure(b, o);
-                return new TimingWheelScheduler(this, b.build(), null);
-            }
-
-            @Override
-            public String toString() {
-                return name;
-            }
-        };
-    }
-
-    private static SchedulerFactory virtualClockFactory(String name, int workers) {
-        return new SchedulerFactory() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public boolean isReference() {
-                return false;
-            }
-
-            @Override
-            public ManagedScheduler create(Options o) {
+                if (!virtual) {
+                    return new TimingWheelScheduler(this, b.build(), null);
+                }
                 VirtualClock clock = new VirtualClock();
-                TimingWheelExecutor.Builder b = TimingWheelExecutor.builder().clock(clock).workerThreads(workers);
-                configure(b, o);
-                return new TimingWheelScheduler(this, b.build(), null, Timeline.of(clock));
+                return new TimingWheelScheduler(this, b.clock(clock).build(), null, Timeline.of(clock));
             }
 
             @Override
