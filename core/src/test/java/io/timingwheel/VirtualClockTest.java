@@ -134,6 +134,23 @@ class VirtualClockTest {
         assertEquals(SECONDS.toNanos(2), clock.nanoTime());
     }
 
+    /** The statistics count in the clock's time: runs that start at their deadline are not late, however long they take. */
+    @ParameterizedTest
+    @EnumSource(Setup.class)
+    void statisticsAreInTheClocksTime(Setup setup) {
+        TimingWheelExecutor timers = executor(setup);
+        for (int i = 1; i <= 10; i++) {
+            timers.schedule(() -> spin(MILLISECONDS.toNanos(2)), i, SECONDS); // real time passes in each run
+        }
+        clock.advance(10, SECONDS);
+        ExecutorStatistics stats = timers.statistics();
+        assertEquals(10, stats.completedRuns());
+        assertEquals(0, stats.pendingTasks());
+        assertEquals(10, stats.latenessSamples());
+        assertEquals(10, stats.latenessCount(0), "a run later than the first bucket (" + stats.latenessBucketUpperBoundNanos(0)
+                + " ns) in the clock's time: " + stats);
+    }
+
     @Test
     void equalDeadlinesRunInSubmissionOrderOnOneWorker() {
         TimingWheelExecutor timers = executor(Setup.ONE_WORKER);
