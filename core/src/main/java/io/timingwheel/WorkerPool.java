@@ -936,8 +936,9 @@ final class WorkerPool extends Dispatcher {
             absorbArrivals();
             boolean advancingRunsHere = runsOnWorker(advancing);
             boolean othersIdle = runs.active == (advancingRunsHere ? 1 : 0) && arrivals.isEmpty();
-            boolean nothingWaits = !due.hasPending()
-                    || advancingRunsHere && waitingWorkers == 0 && isFullyStarted(); // no one else can take them
+            // Due tasks wait only because no one else can take them when every worker (alive or being started) is
+            // running a task, the advancing one among them; a worker that is waiting, starting or between runs will.
+            boolean nothingWaits = !due.hasPending() || advancingRunsHere && workerCount <= runs.active;
             return othersIdle && nothingWaits ? runs.completed : -1; // an idle worker has settled its hand (see next)
         } finally {
             lock.unlock();
