@@ -5,7 +5,6 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 import java.util.List;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
@@ -78,12 +77,7 @@ public class HandVersusShutdownNowStress {
     @Arbiter
     public void arbiter(III_Result r) {
         holding = false;
-        boolean terminated;
-        try {
-            terminated = executor.awaitTermination(TERMINATION_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            terminated = false;
-        }
+        boolean terminated = StressTermination.awaited(executor, TERMINATION_WAIT_MILLIS);
         if (!terminated) {
             r.r1 = r.r2 = r.r3 = 9;
             return;

@@ -141,12 +141,7 @@ public class VirtualClockAdvanceVersusRunEndStress {
         void end(III_Result r) {
             release();
             executor.shutdownNow();
-            boolean terminated;
-            try {
-                terminated = executor.awaitTermination(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                terminated = false;
-            }
+            boolean terminated = StressTermination.awaited(executor, WAIT_MILLIS);
             if (started.getCount() > 0 || !terminated) {
                 r.r1 = r.r2 = 9;
                 r.r3 = workers;

@@ -88,12 +88,7 @@ public class VirtualClockWakeVersusScheduleStress {
         r.r2 = deadline <= now ? 1 : 0;
         r.r3 = ranAt < 0 || ranAt == deadline ? 0 : ranAt < deadline ? 1 : 2;
         executor.shutdownNow();
-        boolean terminated;
-        try {
-            terminated = executor.awaitTermination(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            terminated = false;
-        }
+        boolean terminated = StressTermination.awaited(executor, WAIT_MILLIS);
         if (gaveUp || !terminated) {
             r.r1 = r.r2 = r.r3 = 9;
         }
