@@ -296,31 +296,6 @@ class TimingWheelExecutorTest {
         return (MasterLoop) masterField.get(core);
     }
 
-    /**
-     * A fresh executor's first delayed task starts its worker before its master: the timers due first need the worker,
-     * and the master's first drain of a burst would hold the core the worker waits for (see {@link ExecutorCore}).
-     */
-    @Test
-    void firstDelayedTaskStartsTheWorkerBeforeTheMaster() throws Exception {
-        List<String> started = new CopyOnWriteArrayList<>();
-        TimingWheelExecutor executor = TimingWheelExecutor.builder()
-                .threadFactory(r -> daemon(r, "worker", started))
-                .masterThreadFactory(r -> daemon(r, "master", started))
-                .build();
-        // 100 ms: beyond the straight route's reach, so the master's thread is asked for
-        ScheduledFuture<Integer> first = executor.schedule(() -> 1, 100, MILLISECONDS);
-        assertEquals(List.of("worker", "master"), started, "the threads made by the first schedule, in order");
-        assertEquals(1, first.get(TIMEOUT_SECONDS, SECONDS));
-        shutdownAndAwait(executor);
-    }
-
-    private static Thread daemon(Runnable r, String role, List<String> started) {
-        started.add(role);
-        Thread t = new Thread(r, "test-" + role);
-        t.setDaemon(true);
-        return t;
-    }
-
     /** A master thread factory that fails is replaced by the default one: delayed tasks still run. */
     @Test
     void failingMasterFactoryFallsBack() throws Exception {
