@@ -109,6 +109,27 @@ class PoolManagementTest extends TckTestCase {
         }
     }
 
+    /**
+     * Each schedule call starts at most one thread until the core size is reached, as STPE's does: getPoolSize() counts
+     * the calls, also for the first, which with us also starts the master thread (not a pool thread), and also for
+     * tasks due at once.
+     */
+    @ForEachPooledKind
+    void eachScheduleStartsOneThreadUpToTheCoreSize(ExecutorKind kind) {
+        try (Subject s = kind.create(4)) {
+            ScheduledThreadPoolExecutor e = s.executor;
+            assertEquals(0, e.getPoolSize());
+            for (int i = 1; i <= 3; i++) {
+                e.schedule(() -> { }, 1, HOURS);
+                assertEquals(i, e.getPoolSize(), "after delayed schedule " + i);
+            }
+            e.schedule(() -> { }, 1, HOURS);
+            e.schedule(() -> { }, 1, HOURS);
+            assertEquals(4, e.getPoolSize());
+            assertEquals(4, e.getLargestPoolSize());
+        }
+    }
+
     /** prestartCoreThread starts a thread and returns true until the core size is reached, then returns false. */
     @ForEachPooledKind
     void prestartCoreThreadStartsThreadsUpToTheCoreSize(ExecutorKind kind) throws Exception {
