@@ -78,6 +78,13 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
      */
     abstract long firstWaitingDeadline();
 
+    /**
+     * Whether a worker's wait for a deadline should have ended more than {@code toleranceNanos} before {@code now}
+     * and has not: the worker is not running when its task falls due (on a machine with few cores, most often
+     * because another thread holds its core). A hint for the master, read without a lock.
+     */
+    abstract boolean deadlineWaitOverdue(long now, long toleranceNanos);
+
     /** @return how many waiting tasks have not started */
     abstract int waitingCount();
 

@@ -257,6 +257,12 @@ final class ExternalDispatcher extends Dispatcher {
         }
     }
 
+    /** The user's executor's threads do not wait for deadlines here: it is handed only due tasks. */
+    @Override
+    boolean deadlineWaitOverdue(long now, long toleranceNanos) {
+        return false;
+    }
+
     @Override
     long firstWaitingDeadline() {
         long first = TimingWheel.NONE;

@@ -25,7 +25,9 @@ import java.util.function.Function;
  * mark: never more, so a burst of schedules that keeps the inbox full does not keep the master from handing over what
  * falls due meanwhile (it drains a burst a turn's worth at a time, and hands over between). Then it hands over the
  * tasks due within the dispatcher's hand-over time and opens the gate
- * (see {@link OrderGate} for why the mark makes that safe).
+ * (see {@link OrderGate} for why the mark makes that safe). Its work has time to spare, a worker's timers do not: once
+ * per turn it lets another thread have its core if the worker that waits for a deadline is overdue
+ * ({@link #giveWayToLateWorker}).
  *
  * <h2>Sleeping and waking</h2>
  * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
@@ -46,6 +48,16 @@ import java.util.function.Function;
 final class MasterLoop implements Runnable, Lifecycle.Master {
     /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
     private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+
+    /**
+     * How long past the end of its wait for a deadline a worker that has not woken counts as kept from its core (see
+     * {@link #giveWayToLateWorker}): above the usual lateness of a timed wait's end (the kernel's timer slack, 50 µs,
+     * and the wake-up itself), so that the master gives way only to a worker that is really held up.
+     */
+    private static final long GIVE_WAY_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** Tasks a drain takes between two looks at whether a worker is held up (see {@link #giveWayToLateWorker}). */
+    private static final int GIVE_WAY_CHECK_EVERY = 64;
 
     /** Tasks a long drain takes between two hand-overs (see {@link #drainMarked}): some tens of microseconds. */
     private static final int HAND_OVER_EVERY = 512;
@@ -94,6 +106,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** Whether the wheel held tasks at the master's last turn: a cheap hint for other threads. */
     private volatile boolean holdsTimers;
 
+    /** Whether the master gave way to a late worker in this turn ({@link #giveWayToLateWorker}). Master only. */
+    private boolean gaveWayThisTurn;
+
     /** Tasks collected by one advance, handed to the dispatcher in one batch. */
     private final HandOver handOver;
 
@@ -122,7 +137,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         this.lazyWakeNanos = lazyWakeNanos;
         this.handOverAheadNanos = handOverAheadNanos;
         this.straightReachNanos = straightReachNanos;
-        this.handOver = new HandOver(gate);
+        this.handOver = new HandOver(gate, this::giveWayToLateWorker);
         this.leadNanos = handOverAheadNanos - handOverAheadNanos / 10;
         this.sleepsUntilWoken = sleepsUntilWoken;
         this.threadFactory = threadFactory;
@@ -238,6 +253,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         // The master has nothing interruptible; an interrupt from user code would only make every park return at
         // once and turn the loop into a spin.
         Thread.interrupted();
+        gaveWayThisTurn = false;
         runCommands();
         long now = host.now();
         boolean drained = drainAndHandOver(now);
@@ -271,6 +287,22 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         return drained;
     }
 
+    /**
+     * Lets another thread have this core, once per turn, if a worker that waited for a deadline is overdue: on a
+     * machine with as few cores as busy threads, the kernel often wakes the worker on the core where the master runs
+     * (its last one) and lets the master finish its time slice first, so the timers due then wait for a drain or a
+     * hand-over that had time to spare (the master hands over ahead of the deadlines, and what it drains is due
+     * after the straight reach). Once per turn: the thread given way to may be another busy one (a producer), whose
+     * slice then delays the master by a few milliseconds at most, well within what it hands over ahead. Master thread
+     * only; {@code Thread.yield} returns at once when nothing else waits for this core.
+     */
+    private void giveWayToLateWorker() {
+        if (!gaveWayThisTurn && dispatcher.deadlineWaitOverdue(host.now(), GIVE_WAY_AFTER_NANOS)) {
+            gaveWayThisTurn = true;
+            Thread.yield();
+        }
+    }
+
     private void runCommands() {
         for (Command<?> c; (c = commands.poll()) != null; ) {
             c.run(this);
@@ -287,7 +319,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         int drained = 0;
         for (ScheduledTask<?> task; (task = inbox.pollMarked()) != null; ) {
             takeIn(task);
-            if (++drained % HAND_OVER_EVERY == 0) {
+            if (++drained % GIVE_WAY_CHECK_EVERY == 0) {
+                giveWayToLateWorker();
+            }
+            if (drained % HAND_OVER_EVERY == 0) {
                 handDue(host.now() + handOverAheadNanos);
             }
         }

@@ -111,6 +111,12 @@ final class WorkerPool extends Dispatcher {
      */
     private volatile boolean wakeUpPending;
 
+    /**
+     * When the leader's wait for the first task's deadline ends ({@link TimingWheel#NONE} while no worker leads one):
+     * written by the leader under the lock as it begins and ends the wait, read by the master without it.
+     */
+    private volatile long leaderWakeUp = TimingWheel.NONE;
+
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
 
@@ -273,7 +279,7 @@ final class WorkerPool extends Dispatcher {
     private void wakeFor(int dueNow, boolean newHead) {
         int signals = Math.min(dueNow, waitingWorkers);
         if (newHead) {
-            leader = null;
+            resign();
             signals = Math.max(signals, Math.min(1, waitingWorkers));
         }
         if (signals > 0) {
@@ -573,6 +579,7 @@ final class WorkerPool extends Dispatcher {
             return;
         }
         leader = worker;
+        leaderWakeUp = host.now() + nanos;
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
@@ -580,9 +587,15 @@ final class WorkerPool extends Dispatcher {
         } finally {
             waitingWorkers--;
             if (leader == worker) {
-                leader = null;
+                resign();
             }
         }
+    }
+
+    /** No worker leads the wait for the first deadline any more; the lock is held. */
+    private void resign() {
+        leader = null;
+        leaderWakeUp = TimingWheel.NONE;
     }
 
     /** Waits for the master to open the gate for {@code deadline}; the lock is held. */
@@ -901,6 +914,12 @@ final class WorkerPool extends Dispatcher {
         } finally {
             lock.unlock();
         }
+    }
+
+    @Override
+    boolean deadlineWaitOverdue(long now, long toleranceNanos) {
+        long wakeUp = leaderWakeUp;
+        return wakeUp != TimingWheel.NONE && now - wakeUp > toleranceNanos;
     }
 
     @Override

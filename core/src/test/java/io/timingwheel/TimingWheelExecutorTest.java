@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
 class TimingWheelExecutorTest {
     private static final long TIMEOUT_SECONDS = 30;
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    /** Polls {@code condition} until it holds, failing after {@value #TIMEOUT_SECONDS} s (also for other tests here). */
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + SECONDS.toNanos(TIMEOUT_SECONDS);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

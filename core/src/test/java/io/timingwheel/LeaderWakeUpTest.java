@@ -1,0 +1,94 @@
+package io.timingwheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hint the master reads to give way to a late worker ({@code MasterLoop.giveWayToLateWorker}): a worker that
+ * leads the wait for the first deadline says when that wait ends, and the pool reports it overdue only past that end
+ * and the tolerance, and never while no worker waits for a deadline.
+ */
+class LeaderWakeUpTest {
+    private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** An executor that runs every task it is handed and is never shut down. */
+    private static final class RunningHost implements DispatcherHost {
+        private final Clock clock = Clock.startingNow();
+
+        @Override
+        public boolean mayRun(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean keptAfterShutdown(ScheduledTask<?> task) {
+            return true;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return false;
+        }
+
+        @Override
+        public boolean isStopping() {
+            return false;
+        }
+
+        @Override
+        public long now() {
+            return clock.now();
+        }
+
+        @Override
+        public boolean timersPending() {
+            return false;
+        }
+
+        @Override
+        public boolean tryTerminate() {
+            return false;
+        }
+
+        @Override
+        public void threadsGone() {
+        }
+    }
+
+    @Test
+    void aLeaderIsOverdueOnlyPastTheEndOfItsWaitAndTheTolerance() throws Exception {
+        RunningHost host = new RunningHost();
+        TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
+                new Instrumentation("test", host.clock, -1));
+        ThreadFactory daemons = runnable -> {
+            Thread thread = new Thread(runnable, "leader-wake-up-test-worker");
+            thread.setDaemon(true);
+            return thread;
+        };
+        WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
+        assertFalse(pool.deadlineWaitOverdue(host.now() + TimeUnit.DAYS.toNanos(1), TOLERANCE),
+                "no worker waits for a deadline yet");
+
+        long due = host.now() + TimeUnit.SECONDS.toNanos(30);
+        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
+        assertTrue(pool.dispatch(task));
+        pool.prestart();
+        // The worker leads the wait for the task's deadline: overdue well after it, not before it.
+        TimingWheelExecutorTest.await("the worker leads the wait",
+                () -> pool.deadlineWaitOverdue(due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        assertFalse(pool.deadlineWaitOverdue(host.now(), TOLERANCE), "the wait has 30 s to go");
+        assertFalse(pool.deadlineWaitOverdue(due + TOLERANCE, TOLERANCE), "within the tolerance after its end");
+        assertTrue(pool.deadlineWaitOverdue(due + TOLERANCE + TimeUnit.MILLISECONDS.toNanos(1), TOLERANCE));
+
+        // The task is cancelled and the pool closes: the leader wakes and leaves, and no worker leads a wait.
+        task.cancel(false);
+        assertEquals(Dispatcher.Closing.THREADS_LEAVING, pool.close(() -> true));
+        TimingWheelExecutorTest.await("the leader has left its wait",
+                () -> !pool.deadlineWaitOverdue(due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+    }
+}
