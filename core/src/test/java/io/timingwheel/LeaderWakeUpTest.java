@@ -16,53 +16,9 @@ import org.junit.jupiter.api.Test;
 class LeaderWakeUpTest {
     private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
 
-    /** An executor that runs every task it is handed and is never shut down. */
-    private static final class RunningHost implements DispatcherHost {
-        private final Clock clock = Clock.startingNow();
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean keptAfterShutdown(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return false;
-        }
-
-        @Override
-        public boolean isStopping() {
-            return false;
-        }
-
-        @Override
-        public long now() {
-            return clock.now();
-        }
-
-        @Override
-        public boolean timersPending() {
-            return false;
-        }
-
-        @Override
-        public boolean tryTerminate() {
-            return false;
-        }
-
-        @Override
-        public void threadsGone() {
-        }
-    }
-
     @Test
     void aLeaderIsOverdueOnlyPastTheEndOfItsWaitAndTheTolerance() throws Exception {
-        RunningHost host = new RunningHost();
+        PlainDispatcherHost host = new PlainDispatcherHost();
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", host.clock, -1));
         ThreadFactory daemons = runnable -> {

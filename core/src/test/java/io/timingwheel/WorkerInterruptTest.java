@@ -18,9 +18,8 @@ import org.junit.jupiter.api.Test;
 class WorkerInterruptTest {
 
     /** A dispatcher's host whose executor stops (stopping set, the worker interrupted) just after the worker looks. */
-    private static final class StopsDuringTheLook implements DispatcherHost {
+    private static final class StopsDuringTheLook extends PlainDispatcherHost {
         final Thread[] worker = new Thread[1];
-        final Clock clock = Clock.startingNow();
         volatile boolean stopping;
         boolean claimedATask;
 
@@ -43,32 +42,8 @@ class WorkerInterruptTest {
         }
 
         @Override
-        public boolean keptAfterShutdown(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
         public boolean isShutdown() {
             return stopping;
-        }
-
-        @Override
-        public long now() {
-            return clock.now();
-        }
-
-        @Override
-        public boolean timersPending() {
-            return false;
-        }
-
-        @Override
-        public boolean tryTerminate() {
-            return false;
-        }
-
-        @Override
-        public void threadsGone() {
         }
     }
 
