@@ -498,7 +498,7 @@ final class WorkerPool extends Dispatcher {
                     continue;
                 }
                 if (leader == null) {
-                    awaitDeadline(worker, wait);
+                    awaitDeadline(worker, deadline, wait);
                     continue;
                 }
                 // a follower: it waits as an idle worker, and the leader signals one when it takes the task
@@ -573,13 +573,13 @@ final class WorkerPool extends Dispatcher {
         return false;
     }
 
-    /** Leads the wait for the first task's deadline, {@code nanos} from now; the lock is held. */
-    private void awaitDeadline(Worker worker, long nanos) {
+    /** Leads the wait for the first task's {@code deadline}, {@code nanos} from now; the lock is held. */
+    private void awaitDeadline(Worker worker, long deadline, long nanos) {
         if (!enterWait()) {
             return;
         }
         leader = worker;
-        leaderWakeUp = host.now() + nanos;
+        leaderWakeUp = deadline;
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
