@@ -1,7 +1,5 @@
 package io.timingwheel.jmh;
 
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -36,7 +34,8 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
- * p50us=... p99us=... p999us=... maxUs=... early=... gcs=...} (gcs: the garbage collections in the measured window) ({@code firing}: {@code workers=... producers=...
+ * p50us=... p99us=... p999us=... maxUs=... early=... gcs=... jitMs=...} (the garbage collections in the measured window
+ * and the milliseconds the JIT spent compiling in it: {@link WindowCounters}) ({@code firing}: {@code workers=... producers=...
  * tasksPerSec=...}) on standard output (see {@link ChildJvm}).
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), e.g.:
@@ -87,7 +86,7 @@ public final class OnTimeHarness {
         String impl = args[1];
         int workers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
         if (!args[0].equals("cold")) {
-            collections(); // see the method: its first call must not fall in a measured window (cold: see there)
+            WindowCounters.read(); // see the method: its first call must not fall in a measured window (cold: see there)
         }
         switch (args[0]) {
             case "burst": burst(impl, workers); break;
@@ -162,28 +161,28 @@ public final class OnTimeHarness {
         long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
         settleHeap();
         try (Subject subject = Subject.create(impl, workers)) {
-            long collectionsBefore = collections();
+            WindowCounters before = WindowCounters.read();
             long[] lateness = runBurst(subject, delays);
-            reportBands("burst", impl, workers, delays, lateness, collections() - collectionsBefore);
+            reportBands("burst", impl, workers, delays, lateness, WindowCounters.read().since(before));
         }
     }
 
     /**
      * The cold start. The management classes stay unloaded until the burst is over (their first call, and the JIT's
      * work on it, would fall in the measured window or just before it, competing with the code under test): the
-     * collections counted then are all those since the JVM started, a bound of those in the window.
+     * collections and compile time counted then are all those since the JVM started, a bound of those in the window.
      */
     static void cold(String impl, int workers) throws InterruptedException {
         long[] delays = delays(COLD_TASKS, COLD_WINDOW_NANOS, 42);
         try (Subject subject = Subject.create(impl, workers)) {
             long[] lateness = runBurst(subject, delays);
-            reportBands("cold", impl, workers, delays, lateness, collections());
+            reportBands("cold", impl, workers, delays, lateness, WindowCounters.read());
         }
     }
 
     /** One result line per delay band, and one for all timers. */
     private static void reportBands(String part, String impl, int workers, long[] delays, long[] lateness,
-                                    long collections) {
+                                    WindowCounters counters) {
         for (int band = 0; band <= BAND_LIMITS.length; band++) {
             long low = band == 0 || band == BAND_LIMITS.length ? 0 : BAND_LIMITS[band - 1];
             long high = band == BAND_LIMITS.length ? Long.MAX_VALUE : BAND_LIMITS[band];
@@ -196,7 +195,7 @@ public final class OnTimeHarness {
             }
             if (n > 0) {
                 report(part, impl, band == BAND_LIMITS.length ? "all" : BAND_NAMES[band], workers,
-                        Arrays.copyOf(selected, n), collections);
+                        Arrays.copyOf(selected, n), counters);
             }
         }
     }
@@ -236,11 +235,11 @@ public final class OnTimeHarness {
             long measureFrom = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS);
             long[] lateness = new long[1 << 20];
             int n = 0;
-            long collectionsBefore = -1;
+            WindowCounters before = null;
             for (long now = System.nanoTime(); now < end && n < lateness.length; now = System.nanoTime()) {
                 boolean measured = now >= measureFrom;
-                if (measured && collectionsBefore < 0) {
-                    collectionsBefore = collections();
+                if (measured && before == null) {
+                    before = WindowCounters.read();
                 }
                 subject.execute(new Immediate(lateness, measured ? n : -1, System.nanoTime()));
                 if (measured) {
@@ -250,10 +249,10 @@ public final class OnTimeHarness {
             }
             timers.join();
             Subject.sleepMillis(100); // the last tasks run
-            long collections = collections() - collectionsBefore;
-            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n), collections);
+            WindowCounters counters = WindowCounters.read().since(before);
+            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n), counters);
             int fired = Math.min(timersRun.get(), timerLateness.length);
-            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired), collections);
+            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired), counters);
         }
     }
 
@@ -315,7 +314,7 @@ public final class OnTimeHarness {
             subject.schedulePeriodic(beat, HEARTBEAT_PERIOD_NANOS);
             Subject.sleepMillis(500); // warm-up
             int firstMeasured = count.get();
-            long collectionsBefore = collections();
+            WindowCounters before = WindowCounters.read();
             long burstStart = System.nanoTime();
             long[] delays = delays(BURST_TASKS, BURST_WINDOW_NANOS, 42);
             runBurst(subject, delays);
@@ -332,7 +331,8 @@ public final class OnTimeHarness {
                     lateness[n++] = runs[i] - due;
                 }
             }
-            report("heartbeat", impl, "all", 1, Arrays.copyOf(lateness, n), collections() - collectionsBefore);
+            report("heartbeat", impl, "all", 1, Arrays.copyOf(lateness, n),
+                    WindowCounters.read().since(before));
         }
     }
 
@@ -407,22 +407,7 @@ public final class OnTimeHarness {
         System.gc();
     }
 
-    /**
-     * The collections so far, all collectors together. The first call in a JVM loads the management classes and links
-     * their method handles, which the JIT then compiles: when a part's first call came right before its measured
-     * window, that work fell in it (JDK 17, {@code -XX:+PrintCompilation}, burst: 81 compilations in the window's first
-     * 100 ms, the JDK's class writer and method-handle forms among them, against 28 once called first), on two cores
-     * a busy thread beside the producer and the executor's. So {@link #main} calls it first.
-     */
-    static long collections() {
-        long total = 0;
-        for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
-            total += Math.max(0, collector.getCollectionCount());
-        }
-        return total;
-    }
-
-    static void report(String part, String impl, String band, int workers, long[] lateness, long collections) {
+    static void report(String part, String impl, String band, int workers, long[] lateness, WindowCounters counters) {
         long[] sorted = lateness.clone();
         Arrays.sort(sorted);
         long early = 0;
@@ -436,6 +421,6 @@ public final class OnTimeHarness {
                 + " p99us=" + Harness.fmt(Harness.percentile(sorted, 0.99) / 1e3)
                 + " p999us=" + Harness.fmt(Harness.percentile(sorted, 0.999) / 1e3)
                 + " maxUs=" + Harness.fmt(sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3)
-                + " early=" + early + " gcs=" + collections);
+                + " early=" + early + " " + counters.fields());
     }
 }
