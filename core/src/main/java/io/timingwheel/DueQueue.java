@@ -48,31 +48,35 @@ final class DueQueue {
         return fromMaster.size() + straight.size();
     }
 
-    /** @return whether the first task is the straight lane's (the master's lane wins a tie); the queue is not empty */
-    private boolean straightFirst() {
-        return fromMaster.isEmpty()
-                || (!straight.isEmpty() && straight.headDeadline() < fromMaster.headDeadline());
+    /**
+     * @return the lane whose head is the queue's first task (the master's lane wins a tie), or null if the queue is
+     *     empty. A worker that reads the first task's deadline, then the task, then takes it, asks once and works on
+     *     that lane: each of {@link #peekDeadline}, {@link #peek} and {@link #poll} chooses again, and the JIT inlines
+     *     both lanes' code at every choice, which made the worker's take one of the largest compilations of a cold
+     *     JVM.
+     */
+    Lane firstLane() {
+        if (straight.isEmpty()) {
+            return fromMaster.isEmpty() ? null : fromMaster;
+        }
+        return fromMaster.isEmpty() || straight.headDeadline() < fromMaster.headDeadline() ? straight : fromMaster;
     }
 
     /** @return the first task, or null */
     ScheduledTask<?> peek() {
-        if (isEmpty()) {
-            return null;
-        }
-        return straightFirst() ? straight.head() : fromMaster.head();
+        Lane first = firstLane();
+        return first == null ? null : first.head();
     }
 
     /** @return the deadline of the first task; the queue must not be empty */
     long peekDeadline() {
-        return straightFirst() ? straight.headDeadline() : fromMaster.headDeadline();
+        return firstLane().headDeadline();
     }
 
     /** Removes and returns the first task, or null. */
     ScheduledTask<?> poll() {
-        if (isEmpty()) {
-            return null;
-        }
-        return straightFirst() ? straight.poll() : fromMaster.poll();
+        Lane first = firstLane();
+        return first == null ? null : first.poll();
     }
 
     /** @return whether a task in the queue is still pending (the others are stragglers that left NEW) */
@@ -110,7 +114,7 @@ final class DueQueue {
      * that order, and a heap of the others. A task whose deadline is not before the run's last one extends the run;
      * the first task is the earlier of the two heads.
      */
-    private static final class Lane {
+    static final class Lane {
         private final Run run = new Run();
         private final Heap heap = new Heap();
         private long nextArrival;

@@ -425,17 +425,18 @@ final class WorkerPool extends Dispatcher {
                 return fromHand;
             }
         }
-        if (due.isEmpty()) {
+        DueQueue.Lane first = due.firstLane();
+        if (first == null) {
             return null;
         }
-        long deadline = due.peekDeadline();
+        ScheduledTask<?> task = first.head();
+        long deadline = task.deadline; // the lane's key for it: a queued task's deadline does not change
         if (deadline > worker.timeSeen && deadline > (worker.timeSeen = host.now())) {
             return null; // not due: the clock is read only when the time the worker saw last does not settle it
         }
         if (!gate.isOpenFor(deadline)) {
             return null;
         }
-        ScheduledTask<?> task = due.peek();
         boolean mayRun = host.mayRun(task);
         if (!mayRun && host.isStopping()) {
             // shutdownNow began since the look above: the task stays queued for its drain, which takes this lock
@@ -443,7 +444,7 @@ final class WorkerPool extends Dispatcher {
             // returned; jcstress found it: ScheduleVersusShutdownNowStress)
             return null;
         }
-        due.poll();
+        first.poll();
         runs.active++;
         worker.direct = runner.runsDirectly(task);
         worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
@@ -462,16 +463,15 @@ final class WorkerPool extends Dispatcher {
      * clock is not read again for the hand.
      */
     private void fillHand(Worker worker) {
-        while (worker.handSize < HAND_CAPACITY && !due.isEmpty()) {
-            long deadline = due.peekDeadline();
-            if (deadline > worker.timeSeen || !gate.isOpenFor(deadline)) {
+        for (DueQueue.Lane first; worker.handSize < HAND_CAPACITY && (first = due.firstLane()) != null; ) {
+            ScheduledTask<?> task = first.head();
+            if (task.deadline > worker.timeSeen || !gate.isOpenFor(task.deadline)) {
                 return;
             }
-            ScheduledTask<?> task = due.peek();
             if (task.isPeriodic() || !runner.runsDirectly(task) || !host.mayRun(task)) {
                 return;
             }
-            due.poll();
+            first.poll();
             worker.hand[worker.handSize++] = task;
             handHolder = worker;
         }
