@@ -54,12 +54,21 @@ class DueQueueTest {
                 assertEquals(i + 1, queue.size());
             }
             model.sort(ORDER);
-            for (Entry expected : model) {
+            for (int i = 0; i < model.size(); i++) {
+                Entry expected = model.get(i);
                 assertEquals(expected.task.deadline, queue.peekDeadline());
                 assertSame(expected.task, queue.peek());
-                assertSame(expected.task, queue.poll(), "round " + round);
+                if (i % 2 == 0) {
+                    assertSame(expected.task, queue.poll(), "round " + round);
+                } else { // as a worker takes it: the first lane, its head, then a poll of that lane
+                    DueQueue.Lane first = queue.firstLane();
+                    assertSame(expected.task, first.head(), "round " + round);
+                    assertEquals(expected.task.deadline, first.headDeadline());
+                    assertSame(expected.task, first.poll(), "round " + round);
+                }
             }
             assertTrue(queue.isEmpty());
+            assertNull(queue.firstLane());
             assertNull(queue.peek());
             assertNull(queue.poll());
         }
