@@ -3,6 +3,7 @@ package io.timingwheel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Where due tasks go to run, and nothing else: a hand-off. Its two cases are the executor's own {@link WorkerPool}
@@ -79,11 +80,12 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
     abstract long firstWaitingDeadline();
 
     /**
-     * Whether a worker's wait for a deadline should have ended more than {@code toleranceNanos} before {@code now}
-     * and has not: the worker is not running when its task falls due (on a machine with few cores, most often
-     * because another thread holds its core). A hint for the master, read without a lock.
+     * Whether a worker's wait for a deadline should have ended more than {@code toleranceNanos} before the time
+     * {@code clock} gives and has not: the worker is not running when its task falls due (on a machine with few
+     * cores, most often because another thread holds its core). A hint for the master, read without a lock; the
+     * clock is read only while a worker leads such a wait.
      */
-    abstract boolean deadlineWaitOverdue(long now, long toleranceNanos);
+    abstract boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos);
 
     /** @return how many waiting tasks have not started */
     abstract int waitingCount();

@@ -10,6 +10,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
@@ -259,7 +260,7 @@ final class ExternalDispatcher extends Dispatcher {
 
     /** The user's executor's threads do not wait for deadlines here: it is handed only due tasks. */
     @Override
-    boolean deadlineWaitOverdue(long now, long toleranceNanos) {
+    boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos) {
         return false;
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
@@ -67,6 +68,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     private final String executorName;
     private final MasterHost host;
+
+    /** The host's clock, for {@link #giveWayToLateWorker}: read there only while a worker leads a wait. */
+    private final LongSupplier clock;
+
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
     private final OrderGate gate;
@@ -131,6 +136,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                boolean sleepsUntilWoken, ThreadFactory threadFactory) {
         this.executorName = executorName;
         this.host = host;
+        this.clock = host::now;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
         this.gate = gate;
@@ -297,7 +303,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * only; {@code Thread.yield} returns at once when nothing else waits for this core.
      */
     private void giveWayToLateWorker() {
-        if (!gaveWayThisTurn && dispatcher.deadlineWaitOverdue(host.now(), GIVE_WAY_AFTER_NANOS)) {
+        if (!gaveWayThisTurn && dispatcher.deadlineWaitOverdue(clock, GIVE_WAY_AFTER_NANOS)) {
             gaveWayThisTurn = true;
             Thread.yield();
         }

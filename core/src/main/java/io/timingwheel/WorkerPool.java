@@ -8,6 +8,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
@@ -917,9 +918,9 @@ final class WorkerPool extends Dispatcher {
     }
 
     @Override
-    boolean deadlineWaitOverdue(long now, long toleranceNanos) {
+    boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos) {
         long wakeUp = leaderWakeUp;
-        return wakeUp != TimingWheel.NONE && now - wakeUp > toleranceNanos;
+        return wakeUp != TimingWheel.NONE && clock.getAsLong() - wakeUp > toleranceNanos;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,11 @@ import org.junit.jupiter.api.Test;
  */
 class LeaderWakeUpTest {
     private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** A clock the pool must not read: while no worker leads a wait, the master's look costs no clock reading. */
+    private static final LongSupplier CLOCK_NOT_TO_READ = () -> {
+        throw new AssertionError("the clock was read while no worker leads a wait");
+    };
 
     @Test
     void aLeaderIsOverdueOnlyPastTheEndOfItsWaitAndTheTolerance() throws Exception {
@@ -27,8 +33,9 @@ class LeaderWakeUpTest {
             return thread;
         };
         WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
-        assertFalse(pool.deadlineWaitOverdue(host.now() + TimeUnit.DAYS.toNanos(1), TOLERANCE),
+        assertFalse(pool.deadlineWaitOverdue(() -> host.now() + TimeUnit.DAYS.toNanos(1), TOLERANCE),
                 "no worker waits for a deadline yet");
+        assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "and the clock is not read for it");
 
         long due = host.now() + TimeUnit.SECONDS.toNanos(30);
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
@@ -36,15 +43,16 @@ class LeaderWakeUpTest {
         pool.prestart();
         // The worker leads the wait for the task's deadline: overdue well after it, not before it.
         TimingWheelExecutorTest.await("the worker leads the wait",
-                () -> pool.deadlineWaitOverdue(due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
-        assertFalse(pool.deadlineWaitOverdue(host.now(), TOLERANCE), "the wait has 30 s to go");
-        assertFalse(pool.deadlineWaitOverdue(due + TOLERANCE, TOLERANCE), "within the tolerance after its end");
-        assertTrue(pool.deadlineWaitOverdue(due + TOLERANCE + TimeUnit.MILLISECONDS.toNanos(1), TOLERANCE));
+                () -> pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        assertFalse(pool.deadlineWaitOverdue(host::now, TOLERANCE), "the wait has 30 s to go");
+        assertFalse(pool.deadlineWaitOverdue(() -> due + TOLERANCE, TOLERANCE), "within the tolerance after its end");
+        assertTrue(pool.deadlineWaitOverdue(() -> due + TOLERANCE + TimeUnit.MILLISECONDS.toNanos(1), TOLERANCE));
 
         // The task is cancelled and the pool closes: the leader wakes and leaves, and no worker leads a wait.
         task.cancel(false);
         assertEquals(Dispatcher.Closing.THREADS_LEAVING, pool.close(() -> true));
         TimingWheelExecutorTest.await("the leader has left its wait",
-                () -> !pool.deadlineWaitOverdue(due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+                () -> !pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "no clock read once no worker leads");
     }
 }
