@@ -5,6 +5,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -22,8 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  *       [0, 500 ms), no warm-up;</li>
  *   <li>{@code duenow WORKERS}: tasks due at once ({@code execute}) among firing timers: one thread executes a task,
  *       parks 20 µs, and so on, while another schedules a timer every 50 µs (about 20 per ms) with a delay uniform in
- *       [1, 6 ms); lateness of the executed tasks from the call to their start, after a warm-up of
- *       {@value #DUE_NOW_WARMUP_MILLIS} ms, over {@value #DUE_NOW_MILLIS} ms;</li>
+ *       [1, 6 ms); lateness of the executed tasks from the call to their start, and of the timers (a line of their
+ *       own, {@code duenow-timers}) from their deadlines, after a warm-up of {@value #DUE_NOW_WARMUP_MILLIS} ms, over
+ *       {@value #DUE_NOW_MILLIS} ms;</li>
  *   <li>{@code heartbeat}: a 1 ms fixed-rate task while another thread schedules a burst as above; the lateness of its
  *       runs (start minus {@code start + n * period}) from the burst's first call until 2.5 s later. Netty has no fixed
  *       rate: not measured for it;</li>
@@ -217,9 +219,7 @@ public final class OnTimeHarness {
 
         @Override
         public void run() {
-            if (index >= 0) {
-                lateness[index] = System.nanoTime() - calledAt;
-            }
+            lateness[index] = System.nanoTime() - calledAt;
         }
     }
 
@@ -227,37 +227,71 @@ public final class OnTimeHarness {
         settleHeap();
         try (Subject subject = Subject.create(impl, workers)) {
             long[] timerLateness = new long[1 << 20];
+            long[] timerDeadlines = new long[timerLateness.length];
             AtomicInteger timersRun = new AtomicInteger();
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS + DUE_NOW_MILLIS);
-            Thread timers = new Thread(() -> fireTimers(subject, end, timerLateness, timersRun), "timers");
+            Thread timers = new Thread(() -> fireTimers(subject, end, timerLateness, timerDeadlines, timersRun),
+                    "timers");
             timers.setDaemon(true);
             timers.start();
             long measureFrom = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DUE_NOW_WARMUP_MILLIS);
+            // The window is cut out afterwards, by call time, and its counters are read by a thread of their own: the
+            // producer's loop and the tasks run the same code from the first call to the last. A branch that changed
+            // as the window began (a task that stored its lateness only from then on) sent the compiled code that
+            // inlines it, the worker's run path, back to the interpreter at the window's first task, and the JIT
+            // compiled that path again within the window, for either executor (JDK 25, -Xlog:deoptimization: an
+            // unstable_if trap in the task's run, inlined into the worker's runClaimed).
             long[] lateness = new long[1 << 20];
+            long[] calledAt = new long[lateness.length];
+            AtomicReference<WindowCounters> before = readCountersAt(measureFrom);
             int n = 0;
-            WindowCounters before = null;
-            for (long now = System.nanoTime(); now < end && n < lateness.length; now = System.nanoTime()) {
-                boolean measured = now >= measureFrom;
-                if (measured && before == null) {
-                    before = WindowCounters.read();
-                }
-                subject.execute(new Immediate(lateness, measured ? n : -1, System.nanoTime()));
-                if (measured) {
-                    n++;
-                }
+            for (long called = System.nanoTime(); called < end && n < lateness.length; called = System.nanoTime()) {
+                calledAt[n] = called;
+                subject.execute(new Immediate(lateness, n++, called));
                 LockSupport.parkNanos(20_000);
             }
             timers.join();
             Subject.sleepMillis(100); // the last tasks run
-            WindowCounters counters = WindowCounters.read().since(before);
-            report("duenow", impl, "all", workers, Arrays.copyOf(lateness, n), counters);
+            WindowCounters counters = WindowCounters.read().since(before.get());
+            int first = 0;
+            while (first < n && calledAt[first] < measureFrom) {
+                first++;
+            }
+            report("duenow", impl, "all", workers, Arrays.copyOfRange(lateness, first, n), counters);
             int fired = Math.min(timersRun.get(), timerLateness.length);
-            report("duenow-timers", impl, "all", workers, Arrays.copyOf(timerLateness, fired), counters);
+            long[] windowTimers = new long[fired];
+            int timersInWindow = 0;
+            for (int i = 0; i < fired; i++) {
+                if (timerDeadlines[i] >= measureFrom) {
+                    windowTimers[timersInWindow++] = timerLateness[i];
+                }
+            }
+            report("duenow-timers", impl, "all", workers, Arrays.copyOf(windowTimers, timersInWindow), counters);
         }
     }
 
-    /** Schedules a timer every 50 µs with a delay in [1, 6 ms) until {@code end}; records their lateness. */
-    private static void fireTimers(Subject subject, long end, long[] lateness, AtomicInteger run) {
+    /**
+     * Reads the window counters at {@code time} on a thread of its own, so that the measuring thread's code does not
+     * change as the window begins. @return where the reading will be, set by {@code time} (give or take a wake-up)
+     */
+    private static AtomicReference<WindowCounters> readCountersAt(long time) {
+        AtomicReference<WindowCounters> reading = new AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            for (long wait; (wait = time - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(wait);
+            }
+            reading.set(WindowCounters.read());
+        }, "window-counters");
+        reader.setDaemon(true);
+        reader.start();
+        return reading;
+    }
+
+    /**
+     * Schedules a timer every 50 µs with a delay in [1, 6 ms) until {@code end}; records their lateness and deadlines,
+     * in the order they run.
+     */
+    private static void fireTimers(Subject subject, long end, long[] lateness, long[] deadlines, AtomicInteger run) {
         SplittableRandom random = new SplittableRandom(5);
         long next = System.nanoTime();
         while (next < end) {
@@ -273,6 +307,7 @@ public final class OnTimeHarness {
                     int i = run.getAndIncrement();
                     if (i < lateness.length) {
                         lateness[i] = System.nanoTime() - deadline;
+                        deadlines[i] = deadline;
                     }
                 }
             }, delay);
