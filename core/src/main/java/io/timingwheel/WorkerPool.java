@@ -1076,27 +1076,48 @@ final class WorkerPool extends Dispatcher {
         /** The lateness of this worker's runs; only this worker writes it. */
         final LatenessHistogram lateness = LatenessHistogram.forOneThread();
 
+        /** Whether this worker has run a task, and whether its last run failed: booked by its next {@code next}. */
+        boolean ranOne;
+        boolean runFailed;
+
+        /**
+         * The thread's loop, one task per {@link #runNext} call. The loop's body is a method of its own so that the
+         * JIT compiles it as soon as it is hot, as any method called per task: a loop that a thread enters once is
+         * compiled only on its count of turns (on-stack replacement), which in a pool with some tens of thousands of
+         * runs a second comes seconds late, and then in one large piece, with everything the body inlines (JDK 25,
+         * {@code -XX:+PrintCompilation}: the worker's loop reached its top tier in the fourth burst of the on-time
+         * harness, or in the measured window of tasks due at once, 20-25 ms of a compiler thread there).
+         */
         @Override
         public void run() {
             try {
-                boolean ranOne = false;
-                boolean runFailed = false;
-                for (ScheduledTask<?> task; (task = next(this, ranOne, runFailed)) != null; ranOne = true) {
-                    try {
-                        runFailed = runOne(task);
-                        if (handSize > 0) {
-                            runHand();
-                        }
-                    } catch (Throwable death) {
-                        replaceDead(this); // a hook or a decoration threw: the thread dies of it, as in the JDK
-                        throw death;
-                    }
+                while (runNext()) {
+                    // each call took and ran a task
                 }
             } finally {
                 if (lastToLeave) {
                     host.threadsGone();
                 }
             }
+        }
+
+        /** Takes the next task (booking the run before) and runs it. @return false if the worker must leave */
+        private boolean runNext() {
+            ScheduledTask<?> task = next(this, ranOne, runFailed);
+            if (task == null) {
+                return false;
+            }
+            ranOne = true;
+            try {
+                runFailed = runOne(task);
+                if (handSize > 0) {
+                    runHand();
+                }
+            } catch (Throwable death) {
+                replaceDead(this); // a hook or a decoration threw: the thread dies of it, as in the JDK
+                throw death;
+            }
+            return true;
         }
 
         /** Runs a task that next() returned. @return whether the run failed */
