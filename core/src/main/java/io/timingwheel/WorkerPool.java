@@ -89,6 +89,9 @@ final class WorkerPool extends Dispatcher {
     /** How many due tasks a lone worker takes into its hand behind the one it starts (see the class comment). */
     static final int HAND_CAPACITY = 32;
 
+    /** How many tasks a worker takes and runs per call of its loop's body (see {@link Worker#run}). */
+    private static final int RUNS_PER_CALL = 64;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition workAvailable = lock.newCondition();
     private final HashSet<Worker> workers = new HashSet<>();
@@ -1081,24 +1084,35 @@ final class WorkerPool extends Dispatcher {
         boolean runFailed;
 
         /**
-         * The thread's loop, one task per {@link #runNext} call. The loop's body is a method of its own so that the
-         * JIT compiles it as soon as it is hot, as any method called per task: a loop that a thread enters once is
-         * compiled only on its count of turns (on-stack replacement), which in a pool with some tens of thousands of
-         * runs a second comes seconds late, and then in one large piece, with everything the body inlines (JDK 25,
-         * {@code -XX:+PrintCompilation}: the worker's loop reached its top tier in the fourth burst of the on-time
-         * harness, or in the measured window of tasks due at once, 20-25 ms of a compiler thread there).
+         * The thread's loop, in calls of {@value WorkerPool#RUNS_PER_CALL} tasks. The JIT compiles a method when it is
+         * called often or when its loop turns often; a loop that a thread enters once (this one) only the second way,
+         * by on-stack replacement, which in a pool with tens of thousands of runs a second came seconds late, in the
+         * measured windows of the on-time harness, and in one large piece with everything the loop's body inlines (JDK
+         * 25, {@code -XX:+PrintCompilation}: 17-25 ms of a compiler thread there). The work is in {@link #runSome},
+         * called and turning often from the first burst on, so it is compiled then; this loop turns once per {@value
+         * WorkerPool#RUNS_PER_CALL} tasks, too rarely to be compiled again on its own.
          */
         @Override
         public void run() {
             try {
-                while (runNext()) {
-                    // each call took and ran a task
+                while (runSome()) {
+                    // each call took and ran RUNS_PER_CALL tasks
                 }
             } finally {
                 if (lastToLeave) {
                     host.threadsGone();
                 }
             }
+        }
+
+        /** Takes and runs up to {@value WorkerPool#RUNS_PER_CALL} tasks. @return false if the worker must leave */
+        private boolean runSome() {
+            for (int i = 0; i < RUNS_PER_CALL; i++) {
+                if (!runNext()) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         /** Takes the next task (booking the run before) and runs it. @return false if the worker must leave */
