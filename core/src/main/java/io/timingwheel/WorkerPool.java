@@ -1089,8 +1089,8 @@ final class WorkerPool extends Dispatcher {
          * by on-stack replacement, which in a pool with tens of thousands of runs a second came seconds late, in the
          * measured windows of the on-time harness, and in one large piece with everything the loop's body inlines (JDK
          * 25, {@code -XX:+PrintCompilation}: 17-25 ms of a compiler thread there). The work is in {@link #runSome},
-         * called and turning often from the first burst on, so it is compiled then; this loop turns once per {@value
-         * WorkerPool#RUNS_PER_CALL} tasks, too rarely to be compiled again on its own.
+         * called and turning often from the first burst on, so it is compiled then; this loop turns once per
+         * {@value WorkerPool#RUNS_PER_CALL} tasks, too rarely to be compiled again on its own.
          */
         @Override
         public void run() {

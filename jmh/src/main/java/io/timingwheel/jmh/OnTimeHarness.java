@@ -2,10 +2,10 @@ package io.timingwheel.jmh;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -243,7 +243,7 @@ public final class OnTimeHarness {
             // unstable_if trap in the task's run, inlined into the worker's runClaimed).
             long[] lateness = new long[1 << 20];
             long[] calledAt = new long[lateness.length];
-            AtomicReference<WindowCounters> before = readCountersAt(measureFrom);
+            CompletableFuture<WindowCounters> before = readCountersAt(measureFrom);
             int n = 0;
             for (long called = System.nanoTime(); called < end && n < lateness.length; called = System.nanoTime()) {
                 calledAt[n] = called;
@@ -252,7 +252,7 @@ public final class OnTimeHarness {
             }
             timers.join();
             Subject.sleepMillis(100); // the last tasks run
-            WindowCounters counters = WindowCounters.read().since(before.get());
+            WindowCounters counters = WindowCounters.read().since(before.join());
             int first = 0;
             while (first < n && calledAt[first] < measureFrom) {
                 first++;
@@ -272,15 +272,15 @@ public final class OnTimeHarness {
 
     /**
      * Reads the window counters at {@code time} on a thread of its own, so that the measuring thread's code does not
-     * change as the window begins. @return where the reading will be, set by {@code time} (give or take a wake-up)
+     * change as the window begins. @return the reading, complete from {@code time} on (give or take a wake-up)
      */
-    private static AtomicReference<WindowCounters> readCountersAt(long time) {
-        AtomicReference<WindowCounters> reading = new AtomicReference<>();
+    private static CompletableFuture<WindowCounters> readCountersAt(long time) {
+        CompletableFuture<WindowCounters> reading = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
             for (long wait; (wait = time - System.nanoTime()) > 0; ) {
                 LockSupport.parkNanos(wait);
             }
-            reading.set(WindowCounters.read());
+            reading.complete(WindowCounters.read());
         }, "window-counters");
         reader.setDaemon(true);
         reader.start();
