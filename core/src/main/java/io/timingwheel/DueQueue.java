@@ -119,6 +119,13 @@ final class DueQueue {
         private final Heap heap = new Heap();
         private long nextArrival;
 
+        /**
+         * Whether the first task is the heap's, decided at each change of the lane ({@link #settleFirst}) rather than
+         * at each look: a worker looks at the head several times per task it takes, and the JIT inlined the choice
+         * at every look. Meaningful only while the lane holds a task.
+         */
+        private boolean heapFirst;
+
         void add(ScheduledTask<?> task) {
             long arrival = nextArrival++;
             if (run.isEmpty() || task.deadline >= run.tailDeadline()) {
@@ -126,15 +133,16 @@ final class DueQueue {
             } else {
                 heap.add(task, arrival);
             }
+            settleFirst();
         }
 
         /**
-         * @return whether the first task is the heap's; one of the two holds a task. (On equal deadlines the run's
-         *     arrived first: a task goes to the heap only while the run ends with a later deadline, which stays in the
-         *     run until the heap's task is taken. The arrivals are compared all the same.)
+         * Decides which part holds the first task. (On equal deadlines the run's arrived first: a task goes to the
+         * heap only while the run ends with a later deadline, which stays in the run until the heap's task is taken.
+         * The arrivals are compared all the same.)
          */
-        private boolean heapFirst() {
-            return run.isEmpty() || (!heap.isEmpty() && (heap.headDeadline() < run.headDeadline()
+        private void settleFirst() {
+            heapFirst = run.isEmpty() || (!heap.isEmpty() && (heap.headDeadline() < run.headDeadline()
                     || (heap.headDeadline() == run.headDeadline() && heap.headArrival() < run.headArrival())));
         }
 
@@ -147,15 +155,17 @@ final class DueQueue {
         }
 
         ScheduledTask<?> head() {
-            return heapFirst() ? heap.head() : run.head();
+            return heapFirst ? heap.head() : run.head();
         }
 
         long headDeadline() {
-            return heapFirst() ? heap.headDeadline() : run.headDeadline();
+            return heapFirst ? heap.headDeadline() : run.headDeadline();
         }
 
         ScheduledTask<?> poll() {
-            return heapFirst() ? heap.poll() : run.poll();
+            ScheduledTask<?> first = heapFirst ? heap.poll() : run.poll();
+            settleFirst();
+            return first;
         }
 
         boolean hasPending() {
@@ -165,6 +175,7 @@ final class DueQueue {
         void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
             run.removeIf(filter, removed);
             heap.removeIf(filter, removed);
+            settleFirst();
         }
 
         /** Copies the pending tasks into {@code sink}, in order: takes them out of a copy, leaving this as it is. */
@@ -172,6 +183,7 @@ final class DueQueue {
             Lane copy = new Lane();
             run.copyTo(copy.run);
             heap.copyTo(copy.heap);
+            copy.settleFirst();
             while (!copy.isEmpty()) {
                 ScheduledTask<?> task = copy.poll();
                 if (task.isPending()) {

@@ -200,6 +200,37 @@ class DueQueueTest {
         assertFalse(queue.hasPending());
     }
 
+    /**
+     * A lane decides which of its parts leads at each change, not at each look: removing the part that led (here the
+     * heap's only task, the earliest) hands the lead to the other, and adding an earlier one takes it back.
+     */
+    @Test
+    void removingTheLeadingPartsTasksHandsTheLeadToTheOther() {
+        for (boolean byMaster : new boolean[] {true, false}) {
+            DueQueue queue = new DueQueue();
+            RunnableTask ten = task(10);
+            RunnableTask twenty = task(20);
+            RunnableTask five = task(5); // before the run's last: it goes to the heap, and leads
+            queue.add(ten, byMaster);
+            queue.add(twenty, byMaster);
+            queue.add(five, byMaster);
+            assertSame(five, queue.firstLane().head());
+
+            queue.removeIf(t -> t == five, t -> { });
+            DueQueue.Lane first = queue.firstLane();
+            assertSame(ten, first.head());
+            assertEquals(10, first.headDeadline());
+
+            RunnableTask seven = task(7);
+            queue.add(seven, byMaster);
+            assertSame(seven, queue.peek());
+            assertSame(seven, queue.poll());
+            assertSame(ten, queue.poll());
+            assertSame(twenty, queue.poll());
+            assertTrue(queue.isEmpty());
+        }
+    }
+
     /** clear() empties both lanes and lets go of the tasks. */
     @Test
     void clearEmptiesBothLanes() {
