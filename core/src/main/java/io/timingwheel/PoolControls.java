@@ -21,8 +21,11 @@ final class PoolControls {
     /** The tasks accepted and not started, for the JDK's rules on starting threads. */
     private final LongSupplier pendingCount;
 
-    /** Set once the pool has reached its core size; written rarely, read by every delayed schedule. */
-    private volatile boolean workersStarted;
+    /**
+     * What a schedule does about the workers: {@link WorkerStarts#STARTING} until the pool has reached its core size,
+     * then {@link WorkerStarts#STARTED}. Written rarely, read by every schedule.
+     */
+    private volatile WorkerStarts workerStarts;
 
     PoolControls(PoolSettings settings, WorkerPool ownPool, Dispatcher dispatcher, Lifecycle lifecycle,
                  LongSupplier pendingCount) {
@@ -31,21 +34,44 @@ final class PoolControls {
         this.dispatcher = dispatcher;
         this.lifecycle = lifecycle;
         this.pendingCount = pendingCount;
-        this.workersStarted = ownPool == null; // the given executor owns its threads
+        // the given executor owns its threads
+        this.workerStarts = ownPool == null ? WorkerStarts.STARTED : WorkerStarts.STARTING;
     }
 
     /**
-     * Starts a worker per accepted task until the core size is reached, as the JDK does. Once it is, the flag spares
-     * every later schedule a read of the pool's counters, whose cache line the workers write. (A worker that dies
-     * later is replaced by the pool itself, or by the master's retry.)
+     * Starts a worker per accepted task until the core size is reached, as the JDK does. Once it is, every later
+     * schedule is spared a read of the pool's counters, whose cache line the workers write. (A worker that dies later
+     * is replaced by the pool itself, or by the master's retry.)
      */
     void prestartWorkers() {
-        if (!workersStarted) {
-            ownPool.prestart();
-            if (ownPool.isFullyStarted()) {
-                workersStarted = true;
+        workerStarts.afterSchedule(this);
+    }
+
+    /**
+     * The two states of {@link #prestartWorkers}, as objects of two classes rather than a flag tested at each
+     * schedule, for the JIT's sake. The schedule path is compiled while a pool runs, when such a flag has never been
+     * seen unset, and a branch never taken is compiled as a trap: the first schedule of each new executor took it and
+     * threw the compiled schedule path away, in every caller that had inlined it, to be compiled again during that
+     * executor's first burst. A call on an object of a class the JIT has not seen there fails a type check instead,
+     * which runs that one call in the interpreter and keeps the compiled code.
+     */
+    private enum WorkerStarts {
+        STARTING {
+            @Override
+            void afterSchedule(PoolControls controls) {
+                controls.ownPool.prestart();
+                if (controls.ownPool.isFullyStarted()) {
+                    controls.workerStarts = STARTED;
+                }
             }
-        }
+        },
+        STARTED {
+            @Override
+            void afterSchedule(PoolControls controls) {
+            }
+        };
+
+        abstract void afterSchedule(PoolControls controls);
     }
 
     /** @return true if tasks wait for a worker that the thread factory failed to start */
@@ -64,12 +90,12 @@ final class PoolControls {
         return settings.corePoolSize;
     }
 
-    /** Sets the core pool size; workers start or retire as the JDK's do, and the flag above must be earned again. */
+    /** Sets the core pool size; workers start or retire as the JDK's do, and the started state must be earned again. */
     void setCorePoolSize(int size) {
         int previous = settings.corePoolSize;
         settings.corePoolSize = size;
         if (ownPool != null) {
-            workersStarted = false;
+            workerStarts = WorkerStarts.STARTING;
             ownPool.coreSizeChanged(previous, size > previous ? pendingCount.getAsLong() : 0);
         }
     }

@@ -139,6 +139,9 @@ final class WorkerPool extends Dispatcher {
     /** Workers alive or being started; read without the lock on the schedule path. */
     private volatile int workerCount;
 
+    /** Set once the thread factory failed to give a worker a running thread: only then may tasks starve here. */
+    private volatile boolean startFailed;
+
     private final String executorName;
     private final DispatcherHost host;
     private final TaskRunner runner;
@@ -709,7 +712,11 @@ final class WorkerPool extends Dispatcher {
             if (thread != null && enlist(worker, thread)) {
                 return true;
             }
+            if (thread == null) {
+                startFailed = true;
+            }
         } catch (Throwable t) {
+            startFailed = true;
             InternalFailures.report(executorName, "cannot start a worker thread", t);
         }
         lock.lock();
@@ -828,8 +835,11 @@ final class WorkerPool extends Dispatcher {
 
     /** @return true if tasks wait here but no worker exists to run them (thread creation has been failing) */
     boolean isStarved() {
-        if (workerCount > 0) {
-            return false; // the common case, without the lock
+        // The common case, without the lock; the failure is asked first: a fresh pool has no worker for a moment, and a
+        // test of the count first would be a branch that only a fresh pool takes, which the JIT compiles as a trap
+        // (see PoolControls.prestartWorkers) in the master's turn, compiled again for each new executor.
+        if (!startFailed || workerCount > 0) {
+            return false;
         }
         lock.lock();
         try {
