@@ -78,6 +78,14 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     private final StripedInbox<ScheduledTask<?>> inbox =
             new StripedInbox<>(Runtime.getRuntime().availableProcessors());
     private final ConcurrentLinkedQueue<Command<?>> commands = new ConcurrentLinkedQueue<>();
+
+    /**
+     * Set by a thread after it posts a command, cleared by the master before it polls them: the master's looks at
+     * every turn and before each sleep read this one field. Commands are rare (shutdown, getQueue's operations,
+     * snapshots), and the queue's own poll and isEmpty, each a walk with several volatile reads, were half of what the
+     * JIT compiled into the master's turn (C2 inlined them at four places: 3,100 of its 5,900 bytes).
+     */
+    private volatile boolean commandsPosted;
     private final long lazyWakeNanos;
 
     /** How far ahead the master hands tasks over ({@link WorkerPool#HAND_OVER_AHEAD_NANOS}; 0 for an external executor). */
@@ -310,8 +318,12 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     }
 
     private void runCommands() {
-        for (Command<?> c; (c = commands.poll()) != null; ) {
-            c.run(this);
+        if (commandsPosted) {
+            // Cleared before the polls: a command posted after a poll found the queue empty sets it again.
+            commandsPosted = false;
+            for (Command<?> c; (c = commands.poll()) != null; ) {
+                c.run(this);
+            }
         }
     }
 
@@ -410,7 +422,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         if (starved) {
             until = Math.min(until, now + WORKER_RETRY_NANOS);
         }
-        if (!commands.isEmpty()) {
+        if (commandsPosted) {
             return;
         }
         if (!inbox.isEmpty()) {
@@ -458,7 +470,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     OrderGate.Horizon confirmSleep(long firstHeld, boolean deep) {
         OrderGate.Horizon prepared = announceForSleep(firstHeld, deep);
-        if (!commands.isEmpty() || !inbox.isEmpty()) {
+        if (commandsPosted || !inbox.isEmpty()) {
             return null;
         }
         drainedUpTo(prepared); // the inbox was empty after the announcement: as good as a mark drained up to
@@ -666,6 +678,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         }
         Command<T> command = new Command<>(query);
         commands.add(command);
+        commandsPosted = true;
         // The master sets exited and then skips what is queued; we queued and then read exited: one of the two sees
         // the other. If we see it, the command is either still queued (we take it back) or already skipped.
         if (exited && commands.remove(command)) {
