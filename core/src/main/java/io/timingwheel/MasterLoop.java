@@ -317,7 +317,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         }
     }
 
-    private void runCommands() {
+    /** Runs the commands posted so far; master thread only (the jcstress test of {@link #post} calls it too). */
+    void runCommands() {
         if (commandsPosted) {
             // Cleared before the polls: a command posted after a poll found the queue empty sets it again.
             commandsPosted = false;
@@ -676,9 +677,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         if (exited) {
             return Optional.empty();
         }
-        Command<T> command = new Command<>(query);
-        commands.add(command);
-        commandsPosted = true;
+        Command<T> command = post(query);
         // The master sets exited and then skips what is queued; we queued and then read exited: one of the two sees
         // the other. If we see it, the command is either still queued (we take it back) or already skipped.
         if (exited && commands.remove(command)) {
@@ -688,8 +687,19 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         return command.await();
     }
 
+    /**
+     * Queues a command, then raises {@link #commandsPosted} (any thread; the caller wakes the master). The master
+     * lowers the flag before it polls, so a command is either polled in that look or flagged for the next one.
+     */
+    <T> Command<T> post(Function<MasterLoop, T> query) {
+        Command<T> command = new Command<>(query);
+        commands.add(command);
+        commandsPosted = true;
+        return command;
+    }
+
     /** Work that must run on the master thread; the caller waits for its answer. */
-    private static final class Command<T> {
+    static final class Command<T> {
         private final Function<MasterLoop, T> query;
         private final CountDownLatch done = new CountDownLatch(1);
         /** The answer, once the query has returned; published by the latch. */
