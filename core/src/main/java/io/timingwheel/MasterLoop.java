@@ -381,8 +381,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /**
      * Hands every task due by {@code through} to the dispatcher, in deadline order, and opens the gate up to the first
      * deadline the master still holds, within what the last mark it drained up to allows ({@link OrderGate#open}).
-     * The opening goes with the hand-over, under the dispatcher's lock, so a worker woken for a task finds the gate
-     * open for it. Nothing is handed over while stopping.
+     * The opening goes with the hand-over, once its tasks are with the dispatcher, so a worker woken for a task finds
+     * the gate open for it. Nothing is handed over while stopping.
      */
     private void handDue(long through) {
         if (!host.isStopping()) {

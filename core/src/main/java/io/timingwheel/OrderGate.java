@@ -125,6 +125,14 @@ final class OrderGate {
     }
 
     /**
+     * @return the gate's bound now: a worker may take a task due before it (any thread). A worker reads it before it
+     *     moves in the master's last hand-over, which the master publishes before it opens the gate for it
+     */
+    long opening() {
+        return state.open;
+    }
+
+    /**
      * A worker that found the gate shut counts itself among the waiting ones, then reads the gate again: the master
      * reads the count after it opens the gate, so one of the two sees the other. The caller waits only if this returns
      * false, and calls {@link #leaveWait} when it stops waiting.

@@ -13,9 +13,9 @@ import java.util.function.LongSupplier;
 /**
  * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
  *
- * <p>One lock guards the queue, the worker set and the counts. The master hands over a whole batch under one
- * acquisition, and a worker books the end of a run and takes its next task under one, so the lock is taken about once
- * per task.
+ * <p>One lock guards the queue, the worker set and the counts. A worker books the end of a run and takes its next
+ * task under one acquisition, so the lock is taken about once per task; the master, in steady firing, not at all (see
+ * "The master's hand-overs").
  *
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * periodic task whose next run is that close comes here straight from its run. A worker waits for the first task's
@@ -27,9 +27,22 @@ import java.util.function.LongSupplier;
  * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
  * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
  * once, or a periodic task re-armed, comes here straight, and must not pass a timer the master has not handed over
- * yet. The master opens the gate under this lock when it hands a batch over, so a worker woken for the batch finds it
- * open; a worker that finds it shut waits until the master signals. With one worker, tasks run in deadline order, as
- * the JDK's heap runs them.
+ * yet. The master opens the gate once the batch it hands over is here (queued, or published: see below), so a worker
+ * woken for the batch finds it open; a worker that finds it shut waits until the master signals. With one worker,
+ * tasks run in deadline order, as the JDK's heap runs them.
+ *
+ * <p><b>The master's hand-overs.</b> A small hand-over of tasks not yet due (the common one: a millisecond of timers,
+ * some ten milliseconds ahead) is not queued under the lock: the master publishes it in one field, opens the gate,
+ * and the next holder of the lock moves it into the queue, as it moves the arrivals. The master takes the lock only
+ * to wake a worker: when one waits for the gate, or waits and no leader's wait ends by the hand-over's first deadline
+ * (the leader, which wakes by then, moves it in itself). So in steady firing the master and the workers never meet on
+ * the lock: a worker that met the master there parked and was woken by its unlock, and the contended paths of the lock
+ * were among the last code the JIT compiled, at either thread's request. The order holds because a worker reads the
+ * gate before it moves the published hand-over in, and the master publishes before it opens: a worker that reads the
+ * gate open for a deadline then finds every task handed over before it in the queue. One hand-over is published at a
+ * time: while one waits (the workers are all busy), the next goes under the lock, after it. The count of waiting
+ * workers and the published field are read and written as the arrivals' claims are: either the worker sees the
+ * hand-over before it waits, or the master sees the worker.
  *
  * <p><b>Threads</b> come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatch
  * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
@@ -102,6 +115,14 @@ final class WorkerPool extends Dispatcher {
      * them in ({@link #absorbArrivals}). The lock holder is the one consumer.
      */
     private final FetchAddQueue<ScheduledTask<?>> arrivals = new FetchAddQueue<>();
+
+    /**
+     * A hand-over the master published without the lock, its tasks in deadline order, or null: the next holder of the
+     * lock moves it into the queue ({@link #absorbArrivals}). One at a time: while one waits here, the master hands
+     * over under the lock (see "The master's hand-overs" in the class comment). Written by the master (an array of
+     * its own each time) and by holders of the lock (null, once moved in).
+     */
+    private volatile ScheduledTask<?>[] published;
 
     /**
      * Workers waiting on {@code workAvailable}, for work, for a deadline or for the gate; written under the lock, read
@@ -198,15 +219,31 @@ final class WorkerPool extends Dispatcher {
      * @return how many tasks it moved
      */
     private int absorbArrivals() {
+        ScheduledTask<?>[] batch = published;
         ScheduledTask<?> task = arrivals.poll();
-        if (task == null) {
+        if (task == null && batch == null) {
             return 0;
         }
         long now = host.now();
         int moved = 0;
         int dueNow = 0;
         boolean newHead = false;
-        do {
+        if (batch != null) {
+            published = null; // the master may publish the next one once it reads this
+            moved = batch.length;
+            for (ScheduledTask<?> handed : batch) {
+                if (closed) {
+                    handed.cancelIfPending(); // never: see dispatchAll
+                    continue;
+                }
+                newHead |= due.isEmpty() || handed.deadline < due.peekDeadline();
+                due.add(handed, true);
+                if (handed.deadline <= now) {
+                    dueNow++;
+                }
+            }
+        }
+        for (; task != null; task = arrivals.poll()) {
             moved++;
             if (closed) {
                 task.cancelIfPending();
@@ -217,7 +254,7 @@ final class WorkerPool extends Dispatcher {
             if (task.deadline <= now) {
                 dueNow++;
             }
-        } while ((task = arrivals.poll()) != null);
+        }
         if (!closed) {
             wakeFor(dueNow, newHead);
         }
@@ -234,11 +271,18 @@ final class WorkerPool extends Dispatcher {
     void dispatchAll(HandOver handOver) {
         int count = handOver.size();
         long now = host.now();
+        if (publishWithoutLock(handOver, now)) {
+            prestart();
+            return;
+        }
         int refusedFrom = count;
         for (int from = 0; from < count; from += HAND_OVER_CHUNK) {
             int to = Math.min(count, from + HAND_OVER_CHUNK);
             lock.lock();
             try {
+                if (published != null) {
+                    absorbArrivals(); // the master's earlier hand-over first, as it came
+                }
                 if (closed) {
                     refusedFrom = from;
                     break;
@@ -267,6 +311,44 @@ final class WorkerPool extends Dispatcher {
         for (int i = refusedFrom; i < count; i++) {
             handOver.task(i).cancelIfPending(); // never: the master decides on termination after its last hand-off
         }
+    }
+
+    /**
+     * Publishes a small hand-over of tasks not yet due without the lock, then opens the gate; takes the lock only to
+     * wake a worker: when one waits for the gate, or waits with no leader's wait ending by the hand-over's first
+     * deadline (see "The master's hand-overs" in the class comment).
+     *
+     * @return false if the hand-over must go under the lock: it is large, holds a due task, the master's last
+     *     one has not been moved in yet, or the pool closed
+     */
+    private boolean publishWithoutLock(HandOver handOver, long now) {
+        int count = handOver.size();
+        if (count > HAND_OVER_CHUNK || published != null || closed) {
+            return false;
+        }
+        long first = handOver.task(0).deadline;
+        if (first <= now) {
+            return false; // a worker to wake for each due task
+        }
+        ScheduledTask<?>[] batch = new ScheduledTask<?>[count];
+        for (int i = 0; i < count; i++) {
+            batch[i] = handOver.task(i);
+        }
+        published = batch; // before the reads below: see registerWaiting and close
+        handOver.openGate(); // after the publication: a worker reads the gate before it moves tasks in (see take)
+        if (closed || gate.hasWaiters()
+                || (waitingWorkers > 0 && !wakeUpPending && leaderWakeUp > first)) {
+            lock.lock();
+            try {
+                absorbArrivals(); // wakes a worker for a new first deadline; cancels the tasks if closed
+                if (!closed && gate.hasWaiters()) {
+                    wakeFor(waitingWorkers, false);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return true;
     }
 
     /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */
@@ -417,6 +499,8 @@ final class WorkerPool extends Dispatcher {
             retire(worker);
             return null;
         }
+        // Read before the master's hand-over is moved in: the master publishes one before it opens the gate for it.
+        long open = gate.opening();
         if (wakeUpPending) {
             wakeUpPending = false; // before the look at the arrivals: see the field
         }
@@ -441,8 +525,8 @@ final class WorkerPool extends Dispatcher {
         if (deadline > worker.timeSeen && deadline > (worker.timeSeen = host.now())) {
             return null; // not due: the clock is read only when the time the worker saw last does not settle it
         }
-        if (!gate.isOpenFor(deadline)) {
-            return null;
+        if (deadline >= open) {
+            return null; // the gate is shut for it
         }
         boolean mayRun = host.mayRun(task);
         if (!mayRun && host.isStopping()) {
@@ -459,7 +543,7 @@ final class WorkerPool extends Dispatcher {
             workAvailable.signal();
         }
         if (worker.direct && !task.isPeriodic() && workers.size() == 1) {
-            fillHand(worker);
+            fillHand(worker, open);
         }
         return task;
     }
@@ -467,12 +551,13 @@ final class WorkerPool extends Dispatcher {
     /**
      * Takes the due tasks that follow into the lone worker's hand, unclaimed, while they are one-shot, run directly,
      * may run, and the gate is open for them; the lock is held. Due means due by the time the worker saw last: the
-     * clock is not read again for the hand.
+     * clock is not read again for the hand, nor the gate: {@code open} is where it stood when the worker began its
+     * take.
      */
-    private void fillHand(Worker worker) {
+    private void fillHand(Worker worker, long open) {
         for (DueQueue.Lane first; worker.handSize < HAND_CAPACITY && (first = due.firstLane()) != null; ) {
             ScheduledTask<?> task = first.head();
-            if (task.deadline > worker.timeSeen || !gate.isOpenFor(task.deadline)) {
+            if (task.deadline > worker.timeSeen || task.deadline >= open) {
                 return;
             }
             if (task.isPeriodic() || !runner.runsDirectly(task) || !host.mayRun(task)) {
@@ -628,7 +713,7 @@ final class WorkerPool extends Dispatcher {
      */
     private boolean registerWaiting() {
         waitingWorkers++;
-        if (arrivals.isEmpty()) {
+        if (arrivals.isEmpty() && published == null) {
             return true;
         }
         waitingWorkers--;
@@ -643,6 +728,20 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             return registerWaiting();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * For the jcstress test of the master's published hand-over against a worker's take: a new worker's take, under
+     * the lock, as in {@link #next}. @return the deadline of the task it took, or -1 if it took none
+     */
+    long takeForStress() {
+        lock.lock();
+        try {
+            ScheduledTask<?> task = take(new Worker());
+            return task == null ? -1 : task.deadline;
         } finally {
             lock.unlock();
         }
@@ -968,7 +1067,7 @@ final class WorkerPool extends Dispatcher {
         try {
             absorbArrivals();
             boolean advancingRunsHere = runsOnWorker(advancing);
-            boolean othersIdle = runs.active == (advancingRunsHere ? 1 : 0) && arrivals.isEmpty();
+            boolean othersIdle = runs.active == (advancingRunsHere ? 1 : 0) && arrivals.isEmpty() && published == null;
             // Due tasks wait only because no one else can take them when every worker (alive or being started) is
             // running a task, the advancing one among them; a worker that is waiting, starting or between runs will.
             boolean nothingWaits = !due.hasPending() || advancingRunsHere && workerCount <= runs.active;
@@ -1035,7 +1134,7 @@ final class WorkerPool extends Dispatcher {
                 return Closing.BUSY;
             }
             closed = true;
-            if (!arrivals.isEmpty()) {
+            if (!arrivals.isEmpty() || published != null) {
                 // A publisher claimed a place since the look above and may not see closed: its task was accepted.
                 // (Claim, then read closed; write closed, then read the claims: one of the two sees the other.) It asks
                 // for the decision again once it has found the executor shut down (ExecutorCore.accept).

@@ -6,13 +6,17 @@ import java.util.concurrent.ThreadFactory;
 /**
  * The executor side of a dispatcher, as the stress tests need it: running until {@code shutdown} or {@code stopping}
  * is set; once shut down, both policies keep their tasks; once stopping, nothing may run. The time stands at one
- * second, so every task the tests make is due. The dispatchers it makes share its {@link OrderGate}, open for every
+ * second, so every task the tests make is due, except for {@link #laterThread}, which sees two seconds: time that passed
+ * between another thread's look at the clock and its own. The dispatchers it makes share its {@link OrderGate}, open for every
  * deadline until a test or a master moves it; it holds no timers, and the notifications go nowhere: the tests make
  * the decisions themselves.
  */
 final class StressDispatcherHost implements DispatcherHost {
     volatile boolean shutdown;
     volatile boolean stopping;
+
+    /** The thread that reads the time as two seconds, later than the others (see the class comment); or null. */
+    volatile Thread laterThread;
 
     /** The order gate of the dispatchers made here (and of a master over one of them). */
     final OrderGate gate = new OrderGate();
@@ -63,7 +67,7 @@ final class StressDispatcherHost implements DispatcherHost {
 
     @Override
     public long now() {
-        return 1_000_000_000;
+        return Thread.currentThread() == laterThread ? 2_000_000_000 : 1_000_000_000;
     }
 
     @Override
