@@ -212,9 +212,8 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * Moves the arrivals into the queue and wakes waiting workers for them, as a hand-over does; the lock is held.
-     * Stops at a slot still being written (see {@link #enterWait}). In a closed
-     * pool only tasks their publishers refused can arrive (see {@link #close}); what is pending is cancelled, never left.
+     * Moves the master's published hand-over, if any, and the arrivals into the queue and wakes waiting workers for
+     * them, as a hand-over does; the lock is held. Stops at a slot still being written (see {@link #enterWait}).
      *
      * @return how many tasks it moved
      */
@@ -227,38 +226,49 @@ final class WorkerPool extends Dispatcher {
         long now = host.now();
         int moved = 0;
         int dueNow = 0;
-        boolean newHead = false;
+        int found = 0;
         if (batch != null) {
             published = null; // the master may publish the next one once it reads this
             moved = batch.length;
             for (ScheduledTask<?> handed : batch) {
-                if (closed) {
-                    handed.cancelIfPending(); // never: see dispatchAll
-                    continue;
-                }
-                newHead |= due.isEmpty() || handed.deadline < due.peekDeadline();
-                due.add(handed, true);
-                if (handed.deadline <= now) {
-                    dueNow++;
-                }
+                int f = queueArrived(handed, true, now);
+                found |= f;
+                dueNow += f & DUE_NOW;
             }
         }
         for (; task != null; task = arrivals.poll()) {
             moved++;
-            if (closed) {
-                task.cancelIfPending();
-                continue;
-            }
-            newHead |= due.isEmpty() || task.deadline < due.peekDeadline();
-            due.add(task, false);
-            if (task.deadline <= now) {
-                dueNow++;
-            }
+            int f = queueArrived(task, false, now);
+            found |= f;
+            dueNow += f & DUE_NOW;
         }
         if (!closed) {
-            wakeFor(dueNow, newHead);
+            wakeFor(dueNow, (found & NEW_HEAD) != 0);
         }
         return moved;
+    }
+
+    /** What {@link #queueArrived} found: the task is due by {@code now}. */
+    private static final int DUE_NOW = 1;
+
+    /** What {@link #queueArrived} found: the task comes before the queue's first one. */
+    private static final int NEW_HEAD = 2;
+
+    /**
+     * Queues a task that came to the pool, {@code byMaster} or straight; the lock is held. In a closed pool only tasks
+     * their publishers refused can arrive (see {@link #close}), never a hand-over (the master decides on termination
+     * after its last one): what is pending is cancelled, never left.
+     *
+     * @return {@link #DUE_NOW} and {@link #NEW_HEAD} as they hold for it (0 in a closed pool)
+     */
+    private int queueArrived(ScheduledTask<?> task, boolean byMaster, long now) {
+        if (closed) {
+            task.cancelIfPending();
+            return 0;
+        }
+        int found = due.isEmpty() || task.deadline < due.peekDeadline() ? NEW_HEAD : 0;
+        due.add(task, byMaster);
+        return task.deadline <= now ? found | DUE_NOW : found;
     }
 
     /**
