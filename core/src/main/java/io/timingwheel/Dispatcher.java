@@ -87,6 +87,19 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
      */
     abstract boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos);
 
+    /**
+     * A publisher's look at the same, after it published a task: if a worker's wait for a deadline is overdue, the
+     * publisher lets another thread have its core. On a machine with as few cores as busy threads, the kernel wakes a
+     * waiting worker on its last core even when a publisher scheduling at full speed holds it, and lets the
+     * publisher finish its time slice first (a few milliseconds), even while the other core idles: the worker's
+     * timers wait for that thread, not for a free core. The publisher's yield hands the core over at once; where the
+     * worker waits elsewhere, it returns at once. Read without a lock, and without the clock: {@code now} is the
+     * publisher's own reading, the one its task's deadline was computed from.
+     *
+     * @return whether the publisher yielded
+     */
+    abstract boolean publisherGivesWay(long now);
+
     /** @return how many waiting tasks have not started */
     abstract int waitingCount();
 

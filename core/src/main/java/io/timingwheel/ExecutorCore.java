@@ -161,6 +161,9 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
                 return Refusal.SHUT_DOWN;
             }
         }
+        // The publisher's reading of the clock, which the deadline was computed from (the deadline itself for a delay
+        // of zero or less; a clamped far deadline gives an earlier time, which finds nothing overdue).
+        dispatcher.publisherGivesWay(delayNanos > 0 ? task.deadline - delayNanos : task.deadline);
         pool.prestartWorkers();
         return null;
     }

@@ -264,6 +264,12 @@ final class ExternalDispatcher extends Dispatcher {
         return false;
     }
 
+    /** No worker of this dispatcher waits for a deadline: nothing to give way to. */
+    @Override
+    boolean publisherGivesWay(long now) {
+        return false;
+    }
+
     @Override
     long firstWaitingDeadline() {
         long first = TimingWheel.NONE;

@@ -53,9 +53,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /**
      * How long past the end of its wait for a deadline a worker that has not woken counts as kept from its core (see
      * {@link #giveWayToLateWorker}): above the usual lateness of a timed wait's end (the kernel's timer slack, 50 µs,
-     * and the wake-up itself), so that the master gives way only to a worker that is really held up.
+     * and the wake-up itself), so that the master gives way only to a worker that is really held up. Publishers give
+     * way after the same ({@link Dispatcher#publisherGivesWay}).
      */
-    private static final long GIVE_WAY_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    static final long GIVE_WAY_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     /** Tasks a drain takes between two looks at whether a worker is held up (see {@link #giveWayToLateWorker}). */
     private static final int GIVE_WAY_CHECK_EVERY = 64;

@@ -90,6 +90,12 @@ final class WorkerPool extends Dispatcher {
      */
     static final long STRAIGHT_REACH_NANOS = 50_000_000;
 
+    /** How often, at most, publishers give way to an overdue leader ({@link #publisherGivesWay}): 50 µs. */
+    private static final long PUBLISHER_GIVE_WAY_EVERY_NANOS = 50_000;
+
+    /** {@link #publisherGaveWayAt} before any give-way: long enough before any reading of the executor's clock. */
+    private static final long NEVER_GAVE_WAY = Long.MIN_VALUE / 2;
+
     /** How long a worker lets go of the lock when an arrival is still being written (see {@link #enterWait}). */
     private static final long ARRIVAL_GAP_WAIT_NANOS = 50_000;
 
@@ -141,6 +147,13 @@ final class WorkerPool extends Dispatcher {
      * written by the leader under the lock as it begins and ends the wait, read by the master without it.
      */
     private volatile long leaderWakeUp = TimingWheel.NONE;
+
+    /**
+     * When a publisher last gave way to an overdue leader ({@link #publisherGivesWay}): publishers yield at most once
+     * per {@link #PUBLISHER_GIVE_WAY_EVERY_NANOS}, so that a leader held up by a thread no publisher can move (a
+     * compiler thread, another process) costs a publisher scheduling at full speed a few yields, not one per task.
+     */
+    private volatile long publisherGaveWayAt = NEVER_GAVE_WAY;
 
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
@@ -1043,6 +1056,18 @@ final class WorkerPool extends Dispatcher {
     boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos) {
         long wakeUp = leaderWakeUp;
         return wakeUp != TimingWheel.NONE && clock.getAsLong() - wakeUp > toleranceNanos;
+    }
+
+    @Override
+    boolean publisherGivesWay(long now) {
+        long wakeUp = leaderWakeUp;
+        if (wakeUp != TimingWheel.NONE && now - wakeUp > MasterLoop.GIVE_WAY_AFTER_NANOS
+                && now - publisherGaveWayAt > PUBLISHER_GIVE_WAY_EVERY_NANOS) {
+            publisherGaveWayAt = now;
+            Thread.yield();
+            return true;
+        }
+        return false;
     }
 
     @Override

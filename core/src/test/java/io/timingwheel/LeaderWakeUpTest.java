@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The hint the master reads to give way to a late worker ({@code MasterLoop.giveWayToLateWorker}): a worker that
  * leads the wait for the first deadline says when that wait ends, and the pool reports it overdue only past that end
- * and the tolerance, and never while no worker waits for a deadline.
+ * and the tolerance, and never while no worker waits for a deadline. Publishers read the same hint
+ * ({@link Dispatcher#publisherGivesWay}), at most once per interval.
  */
 class LeaderWakeUpTest {
     private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
@@ -25,14 +26,7 @@ class LeaderWakeUpTest {
     @Test
     void aLeaderIsOverdueOnlyPastTheEndOfItsWaitAndTheTolerance() throws Exception {
         PlainDispatcherHost host = new PlainDispatcherHost();
-        TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
-                new Instrumentation("test", host.clock, -1));
-        ThreadFactory daemons = runnable -> {
-            Thread thread = new Thread(runnable, "leader-wake-up-test-worker");
-            thread.setDaemon(true);
-            return thread;
-        };
-        WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
+        WorkerPool pool = newPool(host);
         assertFalse(pool.deadlineWaitOverdue(() -> host.now() + TimeUnit.DAYS.toNanos(1), TOLERANCE),
                 "no worker waits for a deadline yet");
         assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "and the clock is not read for it");
@@ -54,5 +48,43 @@ class LeaderWakeUpTest {
         TimingWheelExecutorTest.await("the leader has left its wait",
                 () -> !pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
         assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "no clock read once no worker leads");
+    }
+
+    @Test
+    void aPublisherGivesWayToAnOverdueLeaderAtMostOncePerInterval() throws Exception {
+        PlainDispatcherHost host = new PlainDispatcherHost();
+        WorkerPool pool = newPool(host);
+        long far = host.now() + TimeUnit.DAYS.toNanos(1);
+        assertFalse(pool.publisherGivesWay(far), "no worker waits for a deadline: nothing to give way to");
+
+        long due = host.now() + TimeUnit.SECONDS.toNanos(30);
+        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
+        assertTrue(pool.dispatch(task));
+        pool.prestart();
+        TimingWheelExecutorTest.await("the worker leads the wait",
+                () -> pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        assertFalse(pool.publisherGivesWay(host.now()), "the wait has 30 s to go");
+        assertFalse(pool.publisherGivesWay(due + TOLERANCE), "within the tolerance after its end");
+        long late = due + TimeUnit.MILLISECONDS.toNanos(1);
+        assertTrue(pool.publisherGivesWay(late), "overdue: the publisher yields");
+        assertFalse(pool.publisherGivesWay(late + TimeUnit.MICROSECONDS.toNanos(10)), "not again so soon");
+        assertTrue(pool.publisherGivesWay(late + TimeUnit.MICROSECONDS.toNanos(60)), "again after the interval");
+
+        task.cancel(false);
+        assertEquals(Dispatcher.Closing.THREADS_LEAVING, pool.close(() -> true));
+        TimingWheelExecutorTest.await("the leader has left its wait",
+                () -> !pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        assertFalse(pool.publisherGivesWay(far), "no worker leads a wait any more");
+    }
+
+    private static WorkerPool newPool(PlainDispatcherHost host) {
+        TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
+                new Instrumentation("test", host.clock, -1));
+        ThreadFactory daemons = runnable -> {
+            Thread thread = new Thread(runnable, "leader-wake-up-test-worker");
+            thread.setDaemon(true);
+            return thread;
+        };
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
     }
 }
