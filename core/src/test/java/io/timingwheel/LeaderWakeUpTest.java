@@ -31,22 +31,14 @@ class LeaderWakeUpTest {
                 "no worker waits for a deadline yet");
         assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "and the clock is not read for it");
 
-        long due = host.now() + TimeUnit.SECONDS.toNanos(30);
-        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
-        assertTrue(pool.dispatch(task));
-        pool.prestart();
+        RunnableTask task = leadAWaitOf30Seconds(pool, host);
+        long due = task.deadline;
         // The worker leads the wait for the task's deadline: overdue well after it, not before it.
-        TimingWheelExecutorTest.await("the worker leads the wait",
-                () -> pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
         assertFalse(pool.deadlineWaitOverdue(host::now, TOLERANCE), "the wait has 30 s to go");
         assertFalse(pool.deadlineWaitOverdue(() -> due + TOLERANCE, TOLERANCE), "within the tolerance after its end");
         assertTrue(pool.deadlineWaitOverdue(() -> due + TOLERANCE + TimeUnit.MILLISECONDS.toNanos(1), TOLERANCE));
 
-        // The task is cancelled and the pool closes: the leader wakes and leaves, and no worker leads a wait.
-        task.cancel(false);
-        assertEquals(Dispatcher.Closing.THREADS_LEAVING, pool.close(() -> true));
-        TimingWheelExecutorTest.await("the leader has left its wait",
-                () -> !pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        endTheWait(pool, task);
         assertFalse(pool.deadlineWaitOverdue(CLOCK_NOT_TO_READ, TOLERANCE), "no clock read once no worker leads");
     }
 
@@ -57,12 +49,8 @@ class LeaderWakeUpTest {
         long far = host.now() + TimeUnit.DAYS.toNanos(1);
         assertFalse(pool.publisherGivesWay(far), "no worker waits for a deadline: nothing to give way to");
 
-        long due = host.now() + TimeUnit.SECONDS.toNanos(30);
-        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
-        assertTrue(pool.dispatch(task));
-        pool.prestart();
-        TimingWheelExecutorTest.await("the worker leads the wait",
-                () -> pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        RunnableTask task = leadAWaitOf30Seconds(pool, host);
+        long due = task.deadline;
         assertFalse(pool.publisherGivesWay(host.now()), "the wait has 30 s to go");
         assertFalse(pool.publisherGivesWay(due + TOLERANCE), "within the tolerance after its end");
         long late = due + TimeUnit.MILLISECONDS.toNanos(1);
@@ -70,11 +58,27 @@ class LeaderWakeUpTest {
         assertFalse(pool.publisherGivesWay(late + TimeUnit.MICROSECONDS.toNanos(10)), "not again so soon");
         assertTrue(pool.publisherGivesWay(late + TimeUnit.MICROSECONDS.toNanos(60)), "again after the interval");
 
+        endTheWait(pool, task);
+        assertFalse(pool.publisherGivesWay(far), "no worker leads a wait any more");
+    }
+
+    /** Queues a task due in 30 s and starts the worker: returns the task once the worker leads the wait for it. */
+    private static RunnableTask leadAWaitOf30Seconds(WorkerPool pool, PlainDispatcherHost host) throws Exception {
+        long due = host.now() + TimeUnit.SECONDS.toNanos(30);
+        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
+        assertTrue(pool.dispatch(task));
+        pool.prestart();
+        TimingWheelExecutorTest.await("the worker leads the wait",
+                () -> pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+        return task;
+    }
+
+    /** The task is cancelled and the pool closes: returns once the leader has woken and left its wait. */
+    private static void endTheWait(WorkerPool pool, RunnableTask task) throws Exception {
         task.cancel(false);
         assertEquals(Dispatcher.Closing.THREADS_LEAVING, pool.close(() -> true));
         TimingWheelExecutorTest.await("the leader has left its wait",
-                () -> !pool.deadlineWaitOverdue(() -> due + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
-        assertFalse(pool.publisherGivesWay(far), "no worker leads a wait any more");
+                () -> !pool.deadlineWaitOverdue(() -> task.deadline + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
     }
 
     private static WorkerPool newPool(PlainDispatcherHost host) {
