@@ -108,7 +108,8 @@ final class ExternalDispatcher extends Dispatcher {
         Thread me = Thread.currentThread();
         boolean runFailed = false;
         try {
-            boolean direct = runner.runsDirectly(task);
+            Runnable userTask = runner.userTask(task);
+            boolean direct = runner.runsDirectly(task, userTask);
             boolean claimed = false;
             boolean leftForShutdownNow = false;
             if (host.mayRun(task)) {
@@ -128,7 +129,7 @@ final class ExternalDispatcher extends Dispatcher {
                 if (host.isStopping()) {
                     me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
                 }
-                runner.run(task, direct, me, lateness);
+                runner.run(task, userTask, direct, me, lateness);
                 runFailed = task.isFailed();
                 completed.increment();
             }

@@ -17,9 +17,23 @@ final class TaskRunner {
         this.instrumentation = instrumentation;
     }
 
+    /**
+     * @return the form in which {@code task} runs: its decorated form, or the task itself. A thread takes it before
+     *     it claims the task and keeps it for the run: a {@code cancel} may end the claimed task before it starts,
+     *     which forgets its decoration, and the hooks must still see the decorated form, as the JDK's do
+     */
+    Runnable userTask(ScheduledTask<?> task) {
+        return decorations.userTask(task);
+    }
+
     /** @return true if nothing runs between the claim of this task and its action: no hooks, no decoration */
     boolean runsDirectly(ScheduledTask<?> task) {
-        return !hooks.hasRunHooks() && decorations.userTask(task) == task;
+        return runsDirectly(task, userTask(task));
+    }
+
+    /** @return true if nothing runs between the claim of {@code task}, in its form {@code userTask}, and its action */
+    boolean runsDirectly(ScheduledTask<?> task, Runnable userTask) {
+        return !hooks.hasRunHooks() && userTask == task;
     }
 
     /** Claims a due task for the current thread, the way it will run. @return false if it was not pending */
@@ -28,18 +42,18 @@ final class TaskRunner {
     }
 
     /**
-     * Runs a task that the current thread claimed with {@link #claim}. Whatever happens, the task ends: if a hook or
-     * a decoration kept its action from starting, it fails with that exception, or is cancelled if nothing was thrown.
+     * Runs a task that the current thread claimed with {@link #claim}, in the form {@link #userTask} gave before the
+     * claim. Whatever happens, the task ends: if a hook or a decoration kept its action from starting, it fails with
+     * that exception, or is cancelled if nothing was thrown.
      *
      * @throws Throwable what a hook, or a decorated task's {@code run}, threw: the thread dies of it, as in the JDK
      */
-    void run(ScheduledTask<?> task, boolean direct, Thread thread, LatenessHistogram lateness) {
+    void run(ScheduledTask<?> task, Runnable userTask, boolean direct, Thread thread, LatenessHistogram lateness) {
         instrumentation.runStarts(task, lateness);
         if (direct) {
             task.runAction();
             return;
         }
-        Runnable userTask = decorations.userTask(task);
         Throwable thrown = null;
         try {
             if (hooks.hasRunHooks()) {

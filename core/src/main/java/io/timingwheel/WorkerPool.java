@@ -504,6 +504,7 @@ final class WorkerPool extends Dispatcher {
             ScheduledTask<?> task = holder.hand[i];
             if (task.isPending() && host.mayRun(task) && TaskRunner.claim(task, true)) {
                 runs.active++;
+                worker.userTask = task;
                 worker.direct = true;
                 worker.claimed = true;
                 return task;
@@ -560,7 +561,8 @@ final class WorkerPool extends Dispatcher {
         }
         first.poll();
         runs.active++;
-        worker.direct = runner.runsDirectly(task);
+        worker.userTask = runner.userTask(task);
+        worker.direct = runner.runsDirectly(task, worker.userTask);
         worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
         if (leader == null && waitingWorkers > 0 && !due.isEmpty()) {
             workAvailable.signal();
@@ -1203,6 +1205,9 @@ final class WorkerPool extends Dispatcher {
          */
         ScheduledTask<?> running;
 
+        /** The form in which it runs (see {@link TaskRunner#userTask}), taken before the claim. */
+        Runnable userTask;
+
         /** Whether it runs without hooks or decoration (see {@link TaskRunner#runsDirectly}). */
         boolean direct;
 
@@ -1280,15 +1285,17 @@ final class WorkerPool extends Dispatcher {
 
         /** Runs a task that next() returned. @return whether the run failed */
         private boolean runOne(ScheduledTask<?> task) {
+            Runnable form = userTask;
+            userTask = null; // not kept alive past its run
             if (!claimed) {
                 task.cancelIfPending(); // the shutdown policies forbid it to run (or it was not pending any more)
                 return false;
             }
-            return runClaimed(task, direct);
+            return runClaimed(task, form, direct);
         }
 
         /** Runs a task this thread has claimed. @return whether the run failed */
-        private boolean runClaimed(ScheduledTask<?> task, boolean runsDirectly) {
+        private boolean runClaimed(ScheduledTask<?> task, Runnable userTask, boolean runsDirectly) {
             // An interrupt meant for an earlier task (or a stray one) must not reach this task, unless the executor is
             // stopping, in which case it must. Clear first, then look: a shutdownNow that comes after the look
             // interrupts this thread itself, one that came before it is seen.
@@ -1297,7 +1304,7 @@ final class WorkerPool extends Dispatcher {
                 thread.interrupt();
             }
             running = task;
-            runner.run(task, runsDirectly, thread, lateness);
+            runner.run(task, userTask, runsDirectly, thread, lateness);
             running = null;
             return task.isFailed();
         }
@@ -1318,7 +1325,7 @@ final class WorkerPool extends Dispatcher {
                     continue;
                 }
                 handRan++;
-                if (runClaimed(task, true)) {
+                if (runClaimed(task, task, true)) {
                     handFailed++;
                 }
             }

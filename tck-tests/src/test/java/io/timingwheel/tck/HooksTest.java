@@ -142,6 +142,34 @@ class HooksTest extends TckTestCase {
         }
     }
 
+    /**
+     * A task cancelled as its run begins, after a worker took it (the active count, 0 before, shows it) and before
+     * the task's own run: the hooks still see its decorated form, as for any other run. The cancel lands at a different point of
+     * that start in each round; at one point the decoration was once forgotten before the hooks looked it up.
+     */
+    @ForEachKind
+    void aTaskCancelledAsItsRunBeginsShowsItsDecoratedFormToTheHooks(ExecutorKind kind) {
+        HookRecorder hooks = new HookRecorder();
+        try (Subject s = kind.createHooked(1, hooks)) {
+            ScheduledThreadPoolExecutor e = s.executor;
+            for (int round = 0; round < 300; round++) {
+                eventually().until(() -> e.getActiveCount() == 0); // the last round's run has left
+                Decorated<?> d = assertInstanceOf(Decorated.class, e.schedule(NOOP, 0, MILLISECONDS));
+                long giveUpAt = System.nanoTime() + MILLISECONDS.toNanos(LONG_DELAY_MS);
+                while (e.getActiveCount() == 0 && !d.isDone() && System.nanoTime() < giveUpAt) {
+                    Thread.onSpinWait(); // the race itself: cancel the moment the worker has the task
+                }
+                d.cancel(false);
+                long runs = round + 1;
+                eventually().until(() -> hooks.events.stream().filter(ev -> ev.what().equals("after")).count() == runs);
+                for (Event event : hooks.events) {
+                    assertInstanceOf(Decorated.class, event.task(), "in round " + round + ", a hook saw " + event.task());
+                }
+                assertEquals(1, hooks.count("after", d));
+            }
+        }
+    }
+
     /** Schedules one-shot (runnable and callable) and periodic tasks due in an hour or more. @return their futures */
     private static List<ScheduledFuture<?>> scheduleSixFarTasks(ScheduledThreadPoolExecutor e) {
         List<ScheduledFuture<?>> pending = new ArrayList<>();
