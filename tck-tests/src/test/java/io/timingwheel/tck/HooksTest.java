@@ -144,8 +144,9 @@ class HooksTest extends TckTestCase {
 
     /**
      * A task cancelled as its run begins, after a worker took it (the active count, 0 before, shows it) and before
-     * the task's own run: the hooks still see its decorated form, as for any other run. The cancel lands at a different point of
-     * that start in each round; at one point the decoration was once forgotten before the hooks looked it up.
+     * the task's own run: the hooks still see its decorated form, as for any other run. The cancel lands at a
+     * different point of that start in each round; at one point the decoration was once forgotten before the hooks
+     * looked it up.
      */
     @ForEachKind
     void aTaskCancelledAsItsRunBeginsShowsItsDecoratedFormToTheHooks(ExecutorKind kind) {
@@ -161,9 +162,11 @@ class HooksTest extends TckTestCase {
                 }
                 d.cancel(false);
                 long runs = round + 1;
-                eventually().until(() -> hooks.events.stream().filter(ev -> ev.what().equals("after")).count() == runs);
+                eventually().until(() -> hooks.events.stream().filter(ev -> ev.what().equals("after")).count()
+                        == runs);
                 for (Event event : hooks.events) {
-                    assertInstanceOf(Decorated.class, event.task(), "in round " + round + ", a hook saw " + event.task());
+                    assertInstanceOf(Decorated.class, event.task(),
+                            "in round " + round + ", a hook saw " + event.task());
                 }
                 assertEquals(1, hooks.count("after", d));
             }
