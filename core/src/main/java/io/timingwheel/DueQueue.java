@@ -26,10 +26,25 @@ import java.util.function.Predicate;
  * hands over between (a task drained later may be due before the last one handed over): with an array, each such task
  * cost a copy of the lane, and a lane of hundreds of thousands held back by the order gate took the master seconds to
  * hand over into (the test of a million timers caught it, 1 run in 10).
+ *
+ * <p><b>Few branches a workload may never take.</b> The worker's take inlines this queue, and the JIT compiles a branch
+ * its profile never saw taken as a trap: the first time it is taken, the whole compiled take goes back to the
+ * interpreter and is compiled again, tens of milliseconds of a core the timers need. Equal deadlines, a heap or a
+ * queue running empty are such rare events in many workloads (with {@code -XX:+LogCompilation}, such traps fell in
+ * most measured windows of the on-time harness's tasks due at once, and deoptimized the worker's take, its moving in
+ * of arrivals and its wait). So an empty part, lane or queue reports the deadline {@link #EMPTY}, later than any
+ * task's, and heads are compared by arithmetic on their keys ({@link #orderSign}): which one leads, and whether the
+ * queue holds a task at all, is decided without a branch on either.
  */
 final class DueQueue {
+    /** The deadline of the first task of an empty queue, lane or part: later than any task's ({@link Deadlines#MAX}). */
+    static final long EMPTY = TimingWheel.NONE;
+
     private final Lane fromMaster = new Lane();
     private final Lane straight = new Lane();
+
+    /** Both lanes, the master's at 0: {@link #headLane} picks one by index, computed without a branch. */
+    private final Lane[] lanes = {fromMaster, straight};
 
     /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
     void add(ScheduledTask<?> task, boolean byMaster) {
@@ -41,7 +56,7 @@ final class DueQueue {
     }
 
     boolean isEmpty() {
-        return fromMaster.isEmpty() && straight.isEmpty();
+        return peekDeadline() == EMPTY;
     }
 
     int size() {
@@ -49,34 +64,31 @@ final class DueQueue {
     }
 
     /**
-     * @return the lane whose head is the queue's first task (the master's lane wins a tie), or null if the queue is
-     *     empty. A worker that reads the first task's deadline, then the task, then takes it, asks once and works on
-     *     that lane: each of {@link #peekDeadline}, {@link #peek} and {@link #poll} chooses again, and the JIT inlines
-     *     both lanes' code at every choice, which made the worker's take one of the largest compilations of a cold
-     *     JVM.
+     * @return the lane whose head is the queue's first task (the master's lane wins a tie); an empty lane if the queue
+     *     is empty (its head deadline {@link #EMPTY}, its head null). A worker that reads the first task's deadline,
+     *     then the task, then takes it, asks once and works on that lane: each of {@link #peekDeadline}, {@link #peek}
+     *     and {@link #poll} chooses again, and the JIT inlines both lanes' code at every choice, which made the
+     *     worker's take one of the largest compilations of a cold JVM.
      */
-    Lane firstLane() {
-        if (straight.isEmpty()) {
-            return fromMaster.isEmpty() ? null : fromMaster;
-        }
-        return fromMaster.isEmpty() || straight.headDeadline() < fromMaster.headDeadline() ? straight : fromMaster;
+    Lane headLane() {
+        // index 1, the straight lane, only if its head is strictly earlier: an empty lane's EMPTY never is
+        return lanes[(int) (lessThanSign(straight.firstDeadline, fromMaster.firstDeadline) >>> 63)];
     }
 
     /** @return the first task, or null */
     ScheduledTask<?> peek() {
-        Lane first = firstLane();
-        return first == null ? null : first.head();
+        return headLane().head();
     }
 
-    /** @return the deadline of the first task; the queue must not be empty */
+    /** @return the deadline of the first task, {@link #EMPTY} if there is none */
     long peekDeadline() {
-        return firstLane().headDeadline();
+        return Math.min(fromMaster.firstDeadline, straight.firstDeadline);
     }
 
     /** Removes and returns the first task, or null. */
     ScheduledTask<?> poll() {
-        Lane first = firstLane();
-        return first == null ? null : first.poll();
+        Lane first = headLane();
+        return first.isEmpty() ? null : first.poll();
     }
 
     /** @return whether a task in the queue is still pending (the others are stragglers that left NEW) */
@@ -110,6 +122,27 @@ final class DueQueue {
     }
 
     /**
+     * Compares two keys, (deadline, arrival), by deadline, then by arrival, without a branch (see the class comment).
+     *
+     * @return a negative value if key 1 comes before key 2, else zero or a positive one
+     */
+    static long orderSign(long deadline1, long arrival1, long deadline2, long arrival2) {
+        long bits = deadline1 ^ deadline2;
+        long tie = ~((bits | -bits) >> 63); // all ones if the deadlines are equal, else 0
+        return lessThanSign(deadline1, deadline2) | (tie & lessThanSign(arrival1, arrival2));
+    }
+
+    /**
+     * @return a value whose sign bit is set if and only if {@code x < y}, for any two longs, without a branch: the
+     *     difference's sign, corrected where it overflows (the signs of x and y differ and the difference's differs
+     *     from x's)
+     */
+    static long lessThanSign(long x, long y) {
+        long difference = x - y;
+        return difference ^ ((x ^ y) & (difference ^ x));
+    }
+
+    /**
      * The tasks of one source, ordered by deadline, then by arrival (a sequence number): a run of those that came in
      * that order, and a heap of the others. A task whose deadline is not before the run's last one extends the run;
      * the first task is the earlier of the two heads.
@@ -122,9 +155,12 @@ final class DueQueue {
         /**
          * Whether the first task is the heap's, decided at each change of the lane ({@link #settleFirst}) rather than
          * at each look: a worker looks at the head several times per task it takes, and the JIT inlined the choice
-         * at every look. Meaningful only while the lane holds a task.
+         * at every look. Meaningful only while the lane holds a task. An int, 1 or 0, set without a branch.
          */
-        private boolean heapFirst;
+        private int heapFirst;
+
+        /** The first task's deadline, {@link #EMPTY} while the lane holds none; set with {@link #heapFirst}. */
+        private long firstDeadline = EMPTY;
 
         void add(ScheduledTask<?> task) {
             long arrival = nextArrival++;
@@ -142,12 +178,14 @@ final class DueQueue {
          * The arrivals are compared all the same.)
          */
         private void settleFirst() {
-            heapFirst = run.isEmpty() || (!heap.isEmpty() && (heap.headDeadline() < run.headDeadline()
-                    || (heap.headDeadline() == run.headDeadline() && heap.headArrival() < run.headArrival())));
+            long heapDeadline = heap.headDeadline(); // EMPTY if the heap is empty, as the run's: no look at either
+            long runDeadline = run.headDeadline();
+            heapFirst = (int) (orderSign(heapDeadline, heap.headArrival(), runDeadline, run.headArrival()) >>> 63);
+            firstDeadline = Math.min(heapDeadline, runDeadline);
         }
 
         boolean isEmpty() {
-            return run.isEmpty() && heap.isEmpty();
+            return firstDeadline == EMPTY;
         }
 
         int size() {
@@ -155,15 +193,16 @@ final class DueQueue {
         }
 
         ScheduledTask<?> head() {
-            return heapFirst ? heap.head() : run.head();
+            return heapFirst != 0 ? heap.head() : run.head();
         }
 
+        /** @return the first task's deadline, {@link #EMPTY} if the lane is empty */
         long headDeadline() {
-            return heapFirst ? heap.headDeadline() : run.headDeadline();
+            return firstDeadline;
         }
 
         ScheduledTask<?> poll() {
-            ScheduledTask<?> first = heapFirst ? heap.poll() : run.poll();
+            ScheduledTask<?> first = heapFirst != 0 ? heap.poll() : run.poll();
             settleFirst();
             return first;
         }
@@ -199,16 +238,17 @@ final class DueQueue {
         void clear() {
             run.clear();
             heap.clear();
+            settleFirst();
         }
     }
 
     /**
      * A binary heap of tasks ordered by deadline, then by arrival, in parallel arrays: the keys of a node are read
-     * without touching its task.
+     * without touching its task. While the heap is empty, its head deadline is {@link #EMPTY}.
      */
     private static final class Heap {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
-        private long[] deadlines = new long[16];
+        private long[] deadlines = emptyKeys(16);
         private long[] arrivals = new long[16];
         private int size;
 
@@ -223,12 +263,12 @@ final class DueQueue {
 
         /** @return whether node {@code i} comes before node {@code j} */
         private boolean before(int i, int j) {
-            return deadlines[i] < deadlines[j] || (deadlines[i] == deadlines[j] && arrivals[i] < arrivals[j]);
+            return orderSign(deadlines[i], arrivals[i], deadlines[j], arrivals[j]) < 0;
         }
 
         /** @return whether node {@code i} comes before the key (deadline, arrival) */
         private boolean nodeBeforeKey(int i, long deadline, long arrival) {
-            return deadlines[i] < deadline || (deadlines[i] == deadline && arrivals[i] < arrival);
+            return orderSign(deadlines[i], arrivals[i], deadline, arrival) < 0;
         }
 
         /** Puts the entry at the hole {@code at} or above it, moving the nodes before it down. */
@@ -265,7 +305,7 @@ final class DueQueue {
 
         /** @return whether the key (deadline, arrival) comes before node {@code i} */
         private boolean keyBeforeNode(long deadline, long arrival, int i) {
-            return deadline < deadlines[i] || (deadline == deadlines[i] && arrival < arrivals[i]);
+            return orderSign(deadline, arrival, deadlines[i], arrivals[i]) < 0;
         }
 
         private void set(int i, ScheduledTask<?> task, long deadline, long arrival) {
@@ -297,11 +337,11 @@ final class DueQueue {
         ScheduledTask<?> poll() {
             ScheduledTask<?> first = tasks[0];
             int last = --size;
-            ScheduledTask<?> task = tasks[last];
+            // The last node fills the root's hole and sinks; then its old slot is cleared. With no node left that slot
+            // is the root, filled again by the sift: clearing it empties the heap, with no branch on its size.
+            siftDown(0, tasks[last], deadlines[last], arrivals[last]);
             tasks[last] = null; // the queue must not keep what it handed out alive
-            if (last > 0) {
-                siftDown(0, task, deadlines[last], arrivals[last]);
-            }
+            deadlines[last] = EMPTY;
             return first;
         }
 
@@ -326,6 +366,7 @@ final class DueQueue {
                 }
             }
             Arrays.fill(tasks, kept, size, null);
+            Arrays.fill(deadlines, kept, size, EMPTY);
             size = kept;
             for (int i = (size >>> 1) - 1; i >= 0; i--) {
                 siftDown(i, tasks[i], deadlines[i], arrivals[i]);
@@ -352,32 +393,41 @@ final class DueQueue {
 
         void clear() {
             Arrays.fill(tasks, 0, size, null);
+            Arrays.fill(deadlines, 0, size, EMPTY);
             size = 0;
         }
     }
 
+    /** @return {@code length} keys, each {@link #EMPTY} */
+    private static long[] emptyKeys(int length) {
+        long[] keys = new long[length];
+        Arrays.fill(keys, EMPTY);
+        return keys;
+    }
+
     /**
      * Tasks added in deadline order, each with its arrival number: {@code tasks[head..tail)}, appended at the tail and
-     * taken at the head. The caller adds only a task due no earlier than the last one.
+     * taken at the head. The caller adds only a task due no earlier than the last one. The slot at the tail, always
+     * within the arrays, holds the deadline {@link #EMPTY}: the head deadline of an empty run.
      */
     private static final class Run {
         private ScheduledTask<?>[] tasks = new ScheduledTask<?>[16];
-        private long[] deadlines = new long[16];
+        private long[] deadlines = emptyKeys(16);
         private long[] arrivals = new long[16];
         private int head;
         private int tail;
 
         void add(ScheduledTask<?> task, long arrival) {
-            if (tail == tasks.length) {
+            if (tail + 1 == tasks.length) {
                 makeRoom();
             }
             tasks[tail] = task;
             deadlines[tail] = task.deadline;
             arrivals[tail] = arrival;
-            tail++;
+            deadlines[++tail] = EMPTY;
         }
 
-        /** Makes room for one more at the end: moves the lane to the front, or doubles the arrays if half is in use. */
+        /** Makes room for one more at the end: moves the run to the front, or doubles the arrays if half is in use. */
         private void makeRoom() {
             int size = tail - head;
             if (size * 2 > tasks.length) {
@@ -392,6 +442,7 @@ final class DueQueue {
                 Arrays.fill(tasks, size, tail, null);
                 head = 0;
                 tail = size;
+                deadlines[tail] = EMPTY;
             }
         }
 
@@ -422,21 +473,26 @@ final class DueQueue {
 
         /** Makes {@code target}, an empty run, a copy of this one. */
         void copyTo(Run target) {
-            int size = Math.max(16, tail - head);
-            target.tasks = Arrays.copyOfRange(tasks, head, head + size);
-            target.deadlines = Arrays.copyOfRange(deadlines, head, head + size);
-            target.arrivals = Arrays.copyOfRange(arrivals, head, head + size);
+            int length = Math.max(16, tail - head + 1); // with the slot at the tail
+            target.tasks = Arrays.copyOfRange(tasks, head, head + length);
+            target.deadlines = Arrays.copyOfRange(deadlines, head, head + length);
+            target.arrivals = Arrays.copyOfRange(arrivals, head, head + length);
             target.head = 0;
             target.tail = tail - head;
+            target.deadlines[target.tail] = EMPTY;
         }
 
+        /** Takes the first task; the run must not be empty. */
         ScheduledTask<?> poll() {
             ScheduledTask<?> task = tasks[head];
             tasks[head++] = null; // the queue must not keep what it handed out alive
-            if (head == tail) {
-                head = 0;
-                tail = 0;
-            }
+            // A run that empties starts again at the front, whose slots the caches likely still hold; by a mask, all
+            // ones while tasks remain, else 0, not a branch (see the class comment).
+            int remaining = tail - head;
+            int keep = (remaining | -remaining) >> 31;
+            head &= keep;
+            tail &= keep;
+            deadlines[tail] = EMPTY;
             return task;
         }
 
@@ -464,10 +520,7 @@ final class DueQueue {
             }
             Arrays.fill(tasks, kept, tail, null);
             tail = kept;
-            if (head == tail) {
-                head = 0;
-                tail = 0;
-            }
+            deadlines[tail] = EMPTY;
         }
 
         void copyPendingTo(List<ScheduledTask<?>> sink) {
@@ -492,6 +545,7 @@ final class DueQueue {
             Arrays.fill(tasks, head, tail, null);
             head = 0;
             tail = 0;
+            deadlines[0] = EMPTY;
         }
     }
 }

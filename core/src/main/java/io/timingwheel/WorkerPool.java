@@ -279,7 +279,7 @@ final class WorkerPool extends Dispatcher {
             task.cancelIfPending();
             return 0;
         }
-        int found = due.isEmpty() || task.deadline < due.peekDeadline() ? NEW_HEAD : 0;
+        int found = task.deadline < due.peekDeadline() ? NEW_HEAD : 0; // DueQueue.EMPTY, later than any, if empty
         due.add(task, byMaster);
         return task.deadline <= now ? found | DUE_NOW : found;
     }
@@ -310,7 +310,7 @@ final class WorkerPool extends Dispatcher {
                     refusedFrom = from;
                     break;
                 }
-                boolean newHead = due.isEmpty() || handOver.task(from).deadline < due.peekDeadline();
+                boolean newHead = handOver.task(from).deadline < due.peekDeadline();
                 int dueNow = 0;
                 for (int i = from; i < to; i++) {
                     ScheduledTask<?> task = handOver.task(i);
@@ -541,18 +541,15 @@ final class WorkerPool extends Dispatcher {
                 return fromHand;
             }
         }
-        DueQueue.Lane first = due.firstLane();
-        if (first == null) {
-            return null;
-        }
-        ScheduledTask<?> task = first.head();
-        long deadline = task.deadline; // the lane's key for it: a queued task's deadline does not change
+        DueQueue.Lane first = due.headLane();
+        long deadline = first.headDeadline(); // DueQueue.EMPTY, never due, if the queue is empty: no branch of its own
         if (deadline > worker.timeSeen && deadline > (worker.timeSeen = host.now())) {
             return null; // not due: the clock is read only when the time the worker saw last does not settle it
         }
         if (deadline >= open) {
             return null; // the gate is shut for it
         }
+        ScheduledTask<?> task = first.head();
         boolean mayRun = host.mayRun(task);
         if (!mayRun && host.isStopping()) {
             // shutdownNow began since the look above: the task stays queued for its drain, which takes this lock
@@ -581,11 +578,13 @@ final class WorkerPool extends Dispatcher {
      * take.
      */
     private void fillHand(Worker worker, long open) {
-        for (DueQueue.Lane first; worker.handSize < HAND_CAPACITY && (first = due.firstLane()) != null; ) {
-            ScheduledTask<?> task = first.head();
-            if (task.deadline > worker.timeSeen || task.deadline >= open) {
+        while (worker.handSize < HAND_CAPACITY) {
+            DueQueue.Lane first = due.headLane();
+            long deadline = first.headDeadline(); // DueQueue.EMPTY if the queue is empty
+            if (deadline > worker.timeSeen || deadline >= open) {
                 return;
             }
+            ScheduledTask<?> task = first.head();
             if (task.isPeriodic() || !runner.runsDirectly(task) || !host.mayRun(task)) {
                 return;
             }

@@ -61,14 +61,17 @@ class DueQueueTest {
                 if (i % 2 == 0) {
                     assertSame(expected.task, queue.poll(), "round " + round);
                 } else { // as a worker takes it: the first lane, its head, then a poll of that lane
-                    DueQueue.Lane first = queue.firstLane();
+                    DueQueue.Lane first = queue.headLane();
                     assertSame(expected.task, first.head(), "round " + round);
                     assertEquals(expected.task.deadline, first.headDeadline());
                     assertSame(expected.task, first.poll(), "round " + round);
                 }
             }
             assertTrue(queue.isEmpty());
-            assertNull(queue.firstLane());
+            assertEquals(DueQueue.EMPTY, queue.peekDeadline());
+            assertTrue(queue.headLane().isEmpty());
+            assertEquals(DueQueue.EMPTY, queue.headLane().headDeadline());
+            assertNull(queue.headLane().head());
             assertNull(queue.peek());
             assertNull(queue.poll());
         }
@@ -214,10 +217,10 @@ class DueQueueTest {
             queue.add(ten, byMaster);
             queue.add(twenty, byMaster);
             queue.add(five, byMaster);
-            assertSame(five, queue.firstLane().head());
+            assertSame(five, queue.headLane().head());
 
             queue.removeIf(t -> t == five, t -> { });
-            DueQueue.Lane first = queue.firstLane();
+            DueQueue.Lane first = queue.headLane();
             assertSame(ten, first.head());
             assertEquals(10, first.headDeadline());
 
@@ -229,6 +232,87 @@ class DueQueueTest {
             assertSame(twenty, queue.poll());
             assertTrue(queue.isEmpty());
         }
+    }
+
+    /**
+     * The branch-free comparisons agree with plain ones, for any two longs (overflowing differences included) and on
+     * ties of the deadline, where the arrival decides.
+     */
+    @Test
+    void branchFreeComparisonsAgreeWithPlainOnes() {
+        long[] edges = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -2, -1, 0, 1, 2, Deadlines.MAX - 1, Deadlines.MAX,
+            DueQueue.EMPTY - 1, DueQueue.EMPTY};
+        Random random = new Random(17);
+        long[] values = new long[edges.length + 200];
+        System.arraycopy(edges, 0, values, 0, edges.length);
+        for (int i = edges.length; i < values.length; i++) {
+            values[i] = i % 2 == 0 ? random.nextLong() : random.nextInt(5);
+        }
+        for (long x : values) {
+            for (long y : values) {
+                assertEquals(x < y, DueQueue.lessThanSign(x, y) < 0, x + " < " + y);
+                for (long arrival : new long[] {-1, 0, 1}) {
+                    boolean before = x < y || (x == y && arrival < 0);
+                    assertEquals(before, DueQueue.orderSign(x, arrival, y, 0) < 0, "(" + x + ", " + arrival + ") "
+                            + "before (" + y + ", 0)");
+                }
+            }
+        }
+    }
+
+    /**
+     * A lane whose run and heap run empty and fill again, over and over (the run is not moved to the front when it
+     * empties, only when it reaches the end of its arrays): the order holds, an empty queue reports {@link
+     * DueQueue#EMPTY}, and a task due first in either part leads.
+     */
+    @Test
+    void partsThatRunEmptyAndFillAgainKeepTheOrder() {
+        Random random = new Random(23);
+        DueQueue queue = new DueQueue();
+        long time = 0;
+        for (int cycle = 0; cycle < 2_000; cycle++) {
+            List<Entry> model = new ArrayList<>();
+            int count = 1 + random.nextInt(cycle % 50 == 0 ? 200 : 4);
+            for (int i = 0; i < count; i++) {
+                // mostly in order (the run), now and then one due earlier (the heap), ties included
+                long deadline = time + (random.nextInt(4) == 0 ? -random.nextInt(3) : random.nextInt(3));
+                time = Math.max(time, deadline);
+                boolean byMaster = random.nextInt(5) == 0;
+                Entry entry = new Entry(task(deadline), byMaster, i);
+                model.add(entry);
+                queue.add(entry.task, byMaster);
+            }
+            model.sort(ORDER);
+            for (Entry expected : model) {
+                assertEquals(expected.task.deadline, queue.peekDeadline(), "cycle " + cycle);
+                assertSame(expected.task, queue.poll(), "cycle " + cycle);
+            }
+            assertTrue(queue.isEmpty(), "cycle " + cycle);
+            assertEquals(DueQueue.EMPTY, queue.peekDeadline());
+            assertNull(queue.peek());
+        }
+    }
+
+    /** Removing every task of a part, or of the queue, leaves it empty in every look, and it fills again in order. */
+    @Test
+    void removingEveryTaskEmptiesTheQueue() {
+        DueQueue queue = new DueQueue();
+        RunnableTask ten = task(10);
+        RunnableTask five = task(5); // the heap's
+        queue.add(ten, false);
+        queue.add(five, false);
+        queue.removeIf(t -> t == five, t -> { });
+        assertEquals(10, queue.peekDeadline());
+        queue.removeIf(t -> true, t -> { });
+        assertTrue(queue.isEmpty());
+        assertEquals(DueQueue.EMPTY, queue.peekDeadline());
+        assertNull(queue.poll());
+        RunnableTask three = task(3);
+        queue.add(ten, false);
+        queue.add(three, false);
+        assertSame(three, queue.poll());
+        assertSame(ten, queue.poll());
+        assertTrue(queue.isEmpty());
     }
 
     /** clear() empties both lanes and lets go of the tasks. */
@@ -245,6 +329,7 @@ class DueQueueTest {
         }
         queue.clear();
         assertTrue(queue.isEmpty());
+        assertEquals(DueQueue.EMPTY, queue.peekDeadline());
         assertEquals(0, queue.size());
         assertNull(queue.poll());
         queue.add(tasks.get(0), false);
