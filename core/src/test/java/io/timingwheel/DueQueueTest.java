@@ -71,7 +71,6 @@ class DueQueueTest {
             assertEquals(DueQueue.EMPTY, queue.peekDeadline());
             assertTrue(queue.headLane().isEmpty());
             assertEquals(DueQueue.EMPTY, queue.headLane().headDeadline());
-            assertNull(queue.headLane().head());
             assertNull(queue.peek());
             assertNull(queue.poll());
         }
@@ -313,6 +312,27 @@ class DueQueueTest {
         assertSame(three, queue.poll());
         assertSame(ten, queue.poll());
         assertTrue(queue.isEmpty());
+    }
+
+    /**
+     * A removal that empties the run while the heap holds a task, then a task due at the same time: the one that came
+     * first still leads, though the two parts' heads now tie (the lane compares only deadlines between its parts).
+     */
+    @Test
+    void aTieAfterARemovalGoesToTheTaskThatCameFirst() {
+        for (boolean byMaster : new boolean[] {true, false}) {
+            DueQueue queue = new DueQueue();
+            RunnableTask ten = task(10);
+            RunnableTask firstFive = task(5); // behind ten: to the heap
+            RunnableTask laterFive = task(5);
+            queue.add(ten, byMaster);
+            queue.add(firstFive, byMaster);
+            queue.removeIf(t -> t == ten, t -> { });
+            queue.add(laterFive, byMaster);
+            assertSame(firstFive, queue.poll());
+            assertSame(laterFive, queue.poll());
+            assertTrue(queue.isEmpty());
+        }
     }
 
     /** clear() empties both lanes and lets go of the tasks. */
