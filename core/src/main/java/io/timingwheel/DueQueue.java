@@ -33,8 +33,8 @@ import java.util.function.Predicate;
  * queue running empty are such rare events in many workloads (with {@code -XX:+LogCompilation}, such traps fell in
  * most measured windows of the on-time harness's tasks due at once, and deoptimized the worker's take, its moving in
  * of arrivals and its wait). So an empty part, lane or queue reports the deadline {@link #EMPTY}, later than any
- * task's, and heads are compared by arithmetic on their keys ({@link #orderSign}): which one leads, and whether the
- * queue holds a task at all, is decided without a branch on either.
+ * task's, and heads are compared by arithmetic ({@link #lessThanSign}; the heap's nodes by {@link #orderSign}): which
+ * one leads, and whether the queue holds a task at all, is decided without a branch on either.
  */
 final class DueQueue {
     /** The deadline of the first task of an empty queue, lane or part: later than any task's ({@link Deadlines#MAX}). */
