@@ -217,12 +217,21 @@ final class DueQueue {
         }
 
         /**
-         * Removes what {@code filter} matches; then the heap's tasks join the run's in one run, in order, so that
-         * a task the heap holds never again ties with a later one at the run's head (see {@link #settleFirst}).
+         * Removes what {@code filter} matches; then the heap's tasks, if any are left, join the run's in one run, in
+         * order, so that a task the heap holds never ties with a later one at the run's head (see
+         * {@link #settleFirst}).
          */
         void removeIf(Predicate<ScheduledTask<?>> filter, Consumer<ScheduledTask<?>> removed) {
             run.removeIf(filter, removed);
             heap.removeIf(filter, removed);
+            if (!heap.isEmpty()) {
+                mergeHeapIntoRun();
+            }
+            settleFirst();
+        }
+
+        /** Takes every task out of both parts, in order, and adds them back to the run. */
+        private void mergeHeapIntoRun() {
             int count = run.size() + heap.size();
             ScheduledTask<?>[] tasks = new ScheduledTask<?>[count];
             long[] arrivals = new long[count];
@@ -238,7 +247,6 @@ final class DueQueue {
             for (int i = 0; i < count; i++) {
                 run.add(tasks[i], arrivals[i]);
             }
-            settleFirst();
         }
 
         /** Copies the pending tasks into {@code sink}, in order: takes them out of a copy, leaving this as it is. */

@@ -260,8 +260,8 @@ class DueQueueTest {
     }
 
     /**
-     * A lane whose run and heap run empty and fill again, over and over (the run is not moved to the front when it
-     * empties, only when it reaches the end of its arrays): the order holds, an empty queue reports {@link
+     * A lane whose run and heap run empty and fill again, over and over (an emptied run starts again at the front,
+     * and one that reaches the end of its arrays moves or grows): the order holds, an empty queue reports {@link
      * DueQueue#EMPTY}, and a task due first in either part leads.
      */
     @Test
