@@ -94,16 +94,10 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     /** Removes and returns the oldest node, or null if there is none or the oldest is still being written. */
     @SuppressWarnings("unchecked") // only offer() writes slots, and it takes an E
     E poll() {
-        int index = headIndex;
-        if (index == CHUNK_SIZE) {
-            Chunk next = head.next;
-            if (next == null) {
-                return null;
-            }
-            head = next; // the consumed chunk is garbage now
-            headSlots = next.slots;
-            headIndex = index = 0;
+        if (!moveToUnreadChunk()) {
+            return null;
         }
+        int index = headIndex;
         Object[] slots = headSlots; // not head.slots: the producers' claims write the chunk's line
         E node = (E) SLOT.getAcquire(slots, index);
         if (node == null) {
@@ -135,17 +129,32 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
      *     (and link), which the producers' atomic operations order against what the consumer wrote before.
      */
     boolean isEmpty() {
-        Chunk chunk = head;
-        int index = headIndex;
-        if (index == CHUNK_SIZE) {
-            Chunk next = chunk.next;
-            if (next == null) {
-                return chunk.claimed <= CHUNK_SIZE; // a claim past the end is a producer appending the next chunk
-            }
-            chunk = next;
-            index = 0;
+        // At the end of the last chunk the consumer stays, and a claim past that end is a producer appending the next
+        // chunk: not empty.
+        moveToUnreadChunk();
+        return head.claimed <= headIndex;
+    }
+
+    /**
+     * Moves the consumer past a chunk whose every slot it has taken, to the next chunk if there is one yet; consumer
+     * only. One method for {@link #poll} and {@link #isEmpty}, so that the JIT profiles the move where every chunk's end
+     * takes it: {@code isEmpty} alone meets a chunk's end about once in a thousand calls, and a branch the profile has
+     * never seen taken is compiled as a trap, which threw away the compiled method that called it (a worker's wait).
+     *
+     * @return false if the consumer stands at the end of the last chunk
+     */
+    private boolean moveToUnreadChunk() {
+        if (headIndex < CHUNK_SIZE) {
+            return true;
         }
-        return chunk.claimed <= index;
+        Chunk next = head.next;
+        if (next == null) {
+            return false;
+        }
+        head = next; // the consumed chunk is garbage now
+        headSlots = next.slots;
+        headIndex = 0;
+        return true;
     }
 
     /** A run of slots; {@code claimed} counts the claims made on it, which may exceed its size. */

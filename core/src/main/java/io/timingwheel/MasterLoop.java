@@ -295,11 +295,21 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         OrderGate.Horizon announced = announce(now + straightReachNanos + 1);
         inbox.mark();
         boolean drained = drainMarked();
-        if (inbox.markReached()) {
-            drainedUpTo(announced);
-        }
+        drainedUpToIfReached(announced, inbox.markLag());
         handDue(host.now() + handOverAheadNanos);
         return drained;
+    }
+
+    /**
+     * {@link #drainedUpTo} if the inbox's mark was reached ({@code markLag >= 0}), else nothing: by arithmetic, not a
+     * branch. A drain stops short of its mark only when it catches a producer between its claim and its write, rare
+     * enough that a branch on it, compiled as a trap (see {@link StripedInbox#pollMarked}), threw the compiled turn
+     * away when it was first taken.
+     */
+    private void drainedUpToIfReached(OrderGate.Horizon announcement, long markLag) {
+        long keep = markLag >> 63; // all ones while a node before the mark is still being written: keep the old values
+        drainedBound = (drainedBound & keep) | (announcement.announced & ~keep);
+        drainedLowerings = (drainedLowerings & keep) | (announcement.lowerings & ~keep);
     }
 
     /**

@@ -68,8 +68,9 @@ final class StripedInbox<E> {
         stripe.offer(node);
     }
 
+    /** @return stripe {@code i}, or null if no offer has made it yet (package-private for the tests) */
     @SuppressWarnings("unchecked") // every stripe is made by offer(), as a queue of E
-    private FetchAddQueue<E> stripe(int i) {
+    FetchAddQueue<E> stripe(int i) {
         return (FetchAddQueue<E>) STRIPE.getAcquire(stripes, i);
     }
 
@@ -113,31 +114,40 @@ final class StripedInbox<E> {
 
     /**
      * Removes and returns a node offered before the last {@link #mark}, or null if none is left or those left are still
-     * being written (then {@link #markReached} says false). Owner only.
+     * being written (then {@link #markLag} is negative). Owner only.
+     *
+     * <p>A stripe whose next node is still being written is passed over by the same test as one that has reached its
+     * mark, not by a test of its own: the JIT compiles a branch that its profile never saw taken as a trap, and a
+     * producer caught between its claim and its write is rare enough to be first seen seconds into a run; the trap then
+     * threw the master's compiled drain away, and compiling it again held a compiler thread for about 100 ms, in the
+     * first 200 ms of a burst (the on-time harness's measured one).
      */
     E pollMarked() {
         for (int k = 0; k <= mask; k++) {
             FetchAddQueue<E> stripe = stripe(cursor);
-            if (stripe != null && stripe.polledCount() < marks[cursor]) {
-                E node = stripe.poll();
-                if (node != null) {
-                    return node;
-                }
+            E node = stripe != null && stripe.polledCount() < marks[cursor] ? stripe.poll() : null;
+            if (node != null) {
+                return node;
             }
             cursor = (cursor + 1) & mask;
         }
         return null;
     }
 
-    /** @return true if every node offered before the last {@link #mark} has been polled; owner only */
-    boolean markReached() {
+    /**
+     * Whether every node offered before the last {@link #mark} has been polled, as a sign: negative while one is still
+     * being written, zero or more once none is. A sign rather than a boolean for the same reason as in
+     * {@link #pollMarked}: the owner acts on it without a branch (see {@code MasterLoop.drainAndHandOver}). Owner only.
+     */
+    long markLag() {
+        long lag = 0;
         for (int i = 0; i <= mask; i++) {
             FetchAddQueue<E> stripe = stripe(i);
-            if (stripe != null && stripe.polledCount() < marks[i]) {
-                return false;
+            if (stripe != null) {
+                lag |= stripe.polledCount() - marks[i]; // the sign bit stays set once any stripe is behind its mark
             }
         }
-        return true;
+        return lag;
     }
 
     /** @return true if no node is queued or being written in any stripe; owner only (see the stripes' isEmpty) */

@@ -87,6 +87,27 @@ class FetchAddQueueTest {
         assertNull(queue.poll());
     }
 
+    /**
+     * At the end of a chunk whose next one is appended, the next one decides: not empty while a node waits there, empty
+     * once it is taken; looking takes nothing.
+     */
+    @Test
+    void atAChunksEndTheNextChunkDecides() {
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        for (int i = 0; i <= FetchAddQueue.CHUNK_SIZE; i++) {
+            queue.offer(new Item(0, i));
+        }
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
+            assertNotNull(queue.poll());
+        }
+        long taken = queue.polledCount();
+        assertFalse(queue.isEmpty(), "a node waits in the next chunk");
+        assertEquals(taken, queue.polledCount(), "looking took nothing");
+        assertEquals(FetchAddQueue.CHUNK_SIZE, queue.poll().rank);
+        assertTrue(queue.isEmpty());
+        assertNull(queue.poll());
+    }
+
     /** Four producers at once: every node is delivered exactly once, each producer's nodes in their order. */
     @Test
     void concurrentProducersLoseNothingAndKeepTheirOrder() throws Exception {
