@@ -192,6 +192,11 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         return gate;
     }
 
+    /** @return the producers' inbox (for the tests) */
+    StripedInbox<ScheduledTask<?>> inbox() {
+        return inbox;
+    }
+
     @Override
     public boolean isMasterThread() {
         return Thread.currentThread() == thread;
