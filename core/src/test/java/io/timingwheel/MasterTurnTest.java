@@ -13,38 +13,13 @@ import org.junit.jupiter.api.Test;
 class MasterTurnTest {
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** The master's host: a time the test sets, a running executor, a pool that never starves. */
-    private static final class SetTimeHost implements MasterHost {
+    /** The master's host: a time the test sets, and the rest as the pool's plain host (a running executor). */
+    private static final class SetTimeHost extends PlainDispatcherHost implements MasterHost {
         long time;
 
         @Override
         public long now() {
             return time;
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return false;
-        }
-
-        @Override
-        public boolean isStopping() {
-            return false;
-        }
-
-        @Override
-        public boolean mayRun(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean keptAfterShutdown(ScheduledTask<?> task) {
-            return true;
-        }
-
-        @Override
-        public boolean tryTerminate() {
-            return false;
         }
 
         @Override
