@@ -33,7 +33,7 @@ import java.util.function.Predicate;
  * queue running empty are such rare events in many workloads (with {@code -XX:+LogCompilation}, such traps fell in
  * most measured windows of the on-time harness's tasks due at once, and deoptimized the worker's take, its moving in
  * of arrivals and its wait). So an empty part, lane or queue reports the deadline {@link #EMPTY}, later than any
- * task's, and heads are compared by arithmetic ({@link #lessThanSign}; the heap's nodes by {@link #orderSign}): which
+ * task's, and heads are compared by arithmetic ({@link BranchFree}; the heap's nodes by {@link #orderSign}): which
  * one leads, and whether the queue holds a task at all, is decided without a branch on either.
  */
 final class DueQueue {
@@ -75,7 +75,7 @@ final class DueQueue {
      */
     Lane headLane() {
         // index 1, the straight lane, only if its head is strictly earlier: an empty lane's EMPTY never is
-        return lanes[(int) (lessThanSign(straight.firstDeadline, fromMaster.firstDeadline) >>> 63)];
+        return lanes[BranchFree.oneIfLess(straight.firstDeadline, fromMaster.firstDeadline)];
     }
 
     /** @return the first task, or null */
@@ -131,19 +131,8 @@ final class DueQueue {
      * @return a negative value if key 1 comes before key 2, else zero or a positive one
      */
     static long orderSign(long deadline1, long arrival1, long deadline2, long arrival2) {
-        long bits = deadline1 ^ deadline2;
-        long tie = ~((bits | -bits) >> 63); // all ones if the deadlines are equal, else 0
-        return lessThanSign(deadline1, deadline2) | (tie & lessThanSign(arrival1, arrival2));
-    }
-
-    /**
-     * @return a value whose sign bit is set if and only if {@code x < y}, for any two longs, without a branch: the
-     *     difference's sign, corrected where it overflows (the signs of x and y differ and the difference's differs
-     *     from x's)
-     */
-    static long lessThanSign(long x, long y) {
-        long difference = x - y;
-        return difference ^ ((x ^ y) & (difference ^ x));
+        long tie = BranchFree.allOnesIfEqual(deadline1, deadline2);
+        return BranchFree.lessThanSign(deadline1, deadline2) | (tie & BranchFree.lessThanSign(arrival1, arrival2));
     }
 
     /**
@@ -185,7 +174,7 @@ final class DueQueue {
         private void settleFirst() {
             long heapDeadline = heap.headDeadline(); // EMPTY if the heap is empty, as the run's: no look at either
             long runDeadline = run.headDeadline();
-            heapFirst = (int) (lessThanSign(heapDeadline, runDeadline) >>> 63);
+            heapFirst = BranchFree.oneIfLess(heapDeadline, runDeadline);
             firstDeadline = Math.min(heapDeadline, runDeadline);
         }
 

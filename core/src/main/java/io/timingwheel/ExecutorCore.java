@@ -128,7 +128,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         if (!lifecycle.isRunning()) {
             return refuse(task, Refusal.SHUT_DOWN);
         }
-        if (!straight && !lifecycle.masterStarted() && !lifecycle.startMaster()) {
+        if (!straight && !lifecycle.ensureMasterStarted()) {
             return refuse(task, lifecycle.isRunning() ? Refusal.NO_MASTER_THREAD : Refusal.SHUT_DOWN);
         }
         if (limit != null && !limit.reserve()) {
@@ -324,7 +324,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
             published = dispatcher.dispatch(task);
         } else {
             // The first run may have gone straight to the workers (zero initial delay), before any master existed.
-            published = lifecycle.masterStarted() || lifecycle.startMaster();
+            published = lifecycle.ensureMasterStarted();
             if (published) {
                 master.submit(task);
             }

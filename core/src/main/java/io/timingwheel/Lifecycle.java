@@ -44,7 +44,7 @@ import java.util.function.BooleanSupplier;
  * ended, under the dispatcher's lock ({@link Dispatcher#close}): read only before, it could miss a task re-armed in
  * between, and terminate with it in the inbox (ShutdownTest's policy matrix caught that, 1 run in 20 on 4 workers).
  *
- * <p>One fact, one field: {@code runState}; {@code masterStarted}. The dispatcher's {@code closed} is not a second
+ * <p>One fact, one field: {@code runState}; {@code masterStart}. The dispatcher's {@code closed} is not a second
  * record of the decision but the dispatcher's half of it: set under the dispatcher's own lock, where its idleness is
  * checked, and undone in the same hold if a task is seen to have arrived meanwhile (its producer then finds it open);
  * TIDYING is written only once that half has come out closed, and never goes back. Once an
@@ -98,8 +98,11 @@ final class Lifecycle {
     /** RUNNING to TERMINATED; only grows. */
     private volatile int runState;
 
-    /** Whether the master thread was started; set under this object's monitor, read anywhere. */
-    private volatile boolean masterStarted;
+    /**
+     * Whether the master thread was started ({@link MasterStart#STARTED}); set under this object's monitor, read
+     * anywhere.
+     */
+    private volatile MasterStart masterStart = MasterStart.NOT_STARTED;
 
     private volatile boolean continueExistingPeriodicTasks;
     private volatile boolean executeExistingDelayedTasks = true;
@@ -190,7 +193,38 @@ final class Lifecycle {
     // -- the master's start -----------------------------------------------------------------------------------------
 
     boolean masterStarted() {
-        return masterStarted;
+        return masterStart == MasterStart.STARTED;
+    }
+
+    /**
+     * {@link #startMaster} unless the master runs, as a schedule needs it: a call on an object of one of two classes
+     * rather than a flag tested at each schedule, as the workers' start is ({@code PoolControls.WorkerStarts}). The
+     * schedule path is compiled while a master runs, so a test of the flag was compiled as a trap, and a new
+     * executor's first schedule took it and threw that compiled path away to be compiled again during the executor's
+     * first burst; a call on an object of a class the JIT has not seen there runs in the interpreter, that once.
+     *
+     * @return whether the master runs
+     */
+    boolean ensureMasterStarted() {
+        return masterStart.ensureStarted(this);
+    }
+
+    /** The two states of the master's start (see {@link #ensureMasterStarted}). */
+    private enum MasterStart {
+        NOT_STARTED {
+            @Override
+            boolean ensureStarted(Lifecycle lifecycle) {
+                return lifecycle.startMaster();
+            }
+        },
+        STARTED {
+            @Override
+            boolean ensureStarted(Lifecycle lifecycle) {
+                return true;
+            }
+        };
+
+        abstract boolean ensureStarted(Lifecycle lifecycle);
     }
 
     /**
@@ -200,13 +234,13 @@ final class Lifecycle {
      * @return whether the master runs
      */
     synchronized boolean startMaster() {
-        if (masterStarted) {
+        if (masterStarted()) {
             return true;
         }
         if (runState >= STOP || !master.startThread()) {
             return false;
         }
-        masterStarted = true;
+        masterStart = MasterStart.STARTED;
         return true;
     }
 
@@ -225,7 +259,7 @@ final class Lifecycle {
     boolean tryTerminate() {
         Dispatcher.Closing closing;
         synchronized (this) {
-            if (!masterStarted) {
+            if (!masterStarted()) {
                 closing = close(NO_MASTER); // and none can start while this monitor is held
             } else if (master.isMasterThread()) {
                 closing = close(master::holdsNothing);

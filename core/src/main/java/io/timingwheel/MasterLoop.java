@@ -313,8 +313,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     private void drainedUpToIfReached(OrderGate.Horizon announcement, long markLag) {
         long keep = markLag >> 63; // all ones while a node before the mark is still being written: keep the old values
-        drainedBound = (drainedBound & keep) | (announcement.announced & ~keep);
-        drainedLowerings = (drainedLowerings & keep) | (announcement.lowerings & ~keep);
+        drainedBound = BranchFree.select(keep, drainedBound, announcement.announced);
+        drainedLowerings = BranchFree.select(keep, drainedLowerings, announcement.lowerings);
     }
 
     /**

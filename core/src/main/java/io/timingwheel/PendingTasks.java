@@ -69,7 +69,7 @@ final class PendingTasks {
             return true;
         }
         boolean inserted = !lifecycle.isStopping()
-                && (lifecycle.masterStarted() || lifecycle.startMaster())
+                && lifecycle.ensureMasterStarted()
                 && master.insert(task);
         if (inserted) {
             pool.prestartWorkers();

@@ -202,16 +202,15 @@ final class TimingWheel<T extends TimerNode> {
                 break;
             }
             long event = nextEvent(cur);
-            if (event > target) {
-                // Nothing to do in (cur, target]: jump. Every ring whose rotation the jump leaves is empty, and so is
-                // its upcoming ring (either would have been an event), so no ring needs to change places.
-                moveTo(target);
-                break;
+            // With nothing to do in (cur, target], a jump to the target: every ring whose rotation the jump leaves is
+            // empty, and so is its upcoming ring (either would have been an event), so no ring changes places; the
+            // target's slot is empty too, so the next look finds nothing due and ends the loop. Chosen by
+            // arithmetic (see BranchFree): a master may first meet such a jump seconds in, at a burst's end.
+            long next = BranchFree.min(event, target);
+            if (((next & mask) | (next ^ event)) == 0) { // a rotation begins at the event
+                beginRotations(next);
             }
-            if ((event & mask) == 0) {
-                beginRotations(event);
-            }
-            moveTo(event);
+            moveTo(next);
         }
         moveDownBatch(MOVE_DOWN_BATCH);
         recomputeBound();

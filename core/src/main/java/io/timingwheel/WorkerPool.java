@@ -137,10 +137,11 @@ final class WorkerPool extends Dispatcher {
     private volatile int waitingWorkers;
 
     /**
-     * Set when a worker is signalled, cleared by a worker that holds the lock before it looks at the arrivals: while
-     * set, a worker is on its way to the lock and will move in what arrives, so a publisher need not take the lock.
+     * 1 when a worker is signalled, 0 once a worker that holds the lock clears it before it looks at the arrivals:
+     * while 1, a worker is on its way to the lock and will move in what arrives, so a publisher need not take the
+     * lock. A number, not a flag, so that publishers weigh it by arithmetic ({@link #oneIfWakeUpNeeded}).
      */
-    private volatile boolean wakeUpPending;
+    private volatile int wakeUpPending;
 
     /**
      * When the leader's wait for the first task's deadline ends ({@link TimingWheel#NONE} while no worker leads one):
@@ -212,7 +213,7 @@ final class WorkerPool extends Dispatcher {
             // close() saw it, opened the pool again and a worker took it first.
             return !task.markRejected();
         }
-        if (waitingWorkers > 0 && !wakeUpPending) {
+        if (oneIfWakeUpNeeded() != 0) {
             lock.lock();
             try {
                 absorbArrivals(); // wakes workers for what it moved in
@@ -279,9 +280,12 @@ final class WorkerPool extends Dispatcher {
             task.cancelIfPending();
             return 0;
         }
-        int found = task.deadline < due.peekDeadline() ? NEW_HEAD : 0; // DueQueue.EMPTY, later than any, if empty
+        // By arithmetic (see BranchFree): a workload may meet either side of each first seconds in. The queue's first
+        // deadline is DueQueue.EMPTY, later than any, if it is empty.
+        int found = BranchFree.oneIfLess(task.deadline, due.peekDeadline()) * NEW_HEAD
+                | (1 - BranchFree.oneIfLess(now, task.deadline)) * DUE_NOW;
         due.add(task, byMaster);
-        return task.deadline <= now ? found | DUE_NOW : found;
+        return found;
     }
 
     /**
@@ -359,8 +363,7 @@ final class WorkerPool extends Dispatcher {
         }
         published = batch; // before the reads below: see registerWaiting and close
         handOver.openGate(); // after the publication: a worker reads the gate before it moves tasks in (see take)
-        if (closed || gate.hasWaiters()
-                || (waitingWorkers > 0 && !wakeUpPending && leaderWakeUp > first)) {
+        if (closed || gate.hasWaiters() || (oneIfWakeUpNeeded() & BranchFree.oneIfLess(first, leaderWakeUp)) != 0) {
             lock.lock();
             try {
                 absorbArrivals(); // wakes a worker for a new first deadline; cancels the tasks if closed
@@ -372,6 +375,16 @@ final class WorkerPool extends Dispatcher {
             }
         }
         return true;
+    }
+
+    /**
+     * @return 1 if a worker waits and none has been signalled since (a publisher must take the lock to wake one), else
+     *     0: by arithmetic (see {@link BranchFree}), so that a publisher's one branch on it sees both sides wherever
+     *     workers wait, while a worker waiting with a signal already on its way is a side a run may first meet
+     *     seconds in
+     */
+    private int oneIfWakeUpNeeded() {
+        return BranchFree.oneIfPositive(waitingWorkers) & (wakeUpPending ^ 1);
     }
 
     /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */
@@ -395,7 +408,7 @@ final class WorkerPool extends Dispatcher {
             signals = Math.max(signals, Math.min(1, waitingWorkers));
         }
         if (signals > 0) {
-            wakeUpPending = true;
+            wakeUpPending = 1;
         }
         for (int i = signals; i > 0; i--) {
             workAvailable.signal();
@@ -425,7 +438,10 @@ final class WorkerPool extends Dispatcher {
             if (task != null || closed) {
                 return task;
             }
-            lastRunAfterShutdown = ranOne && runs.active == 0 && host.isShutdown();
+            // The shutdown first: a new worker that finds nothing to take (no run ended) is met at an executor's
+            // start, which a run may first see compiled seconds in, and a test of it was compiled as a trap (see
+            // BranchFree); a shutdown is met at the first executor's end.
+            lastRunAfterShutdown = host.isShutdown() && ranOne && runs.active == 0;
             if (!lastRunAfterShutdown) {
                 return waitFor(worker);
             }
@@ -526,8 +542,8 @@ final class WorkerPool extends Dispatcher {
         }
         // Read before the master's hand-over is moved in: the master publishes one before it opens the gate for it.
         long open = gate.opening();
-        if (wakeUpPending) {
-            wakeUpPending = false; // before the look at the arrivals: see the field
+        if (wakeUpPending != 0) {
+            wakeUpPending = 0; // before the look at the arrivals: see the field
         }
         absorbArrivals();
         // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
@@ -774,7 +790,7 @@ final class WorkerPool extends Dispatcher {
 
     /** For the same test: whether a signalled worker is on its way, that is, a publisher woke one. */
     boolean wakeUpPendingForStress() {
-        return wakeUpPending;
+        return wakeUpPending != 0;
     }
 
     // -- threads ----------------------------------------------------------------------------------------------------
