@@ -7,7 +7,7 @@ package io.timingwheel;
  * (and every caller it was inlined into) goes back to the interpreter and is compiled again: tens of milliseconds of
  * the master or a worker at a fraction of their speed, and of a core the timers need. An executor's start, a burst's
  * end and a race lost are such sides: compile logs of the on-time harness found traps on them in the measured windows
- * of about half its JVMs. In Java source a comparison ({@code x < y}, {@code a == b}) and {@code !}, {@code &&} and
+ * of two JVMs in three. In Java source a comparison ({@code x < y}, {@code a == b}) and {@code !}, {@code &&} and
  * {@code ||} are branches in bytecode; these methods are not, and each is exact for any arguments. Use them where the
  * decision folds into one branch whose two sides are both common, or into no branch at all.
  */
