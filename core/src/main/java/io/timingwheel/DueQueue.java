@@ -51,10 +51,22 @@ final class DueQueue {
 
     /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
     void add(ScheduledTask<?> task, boolean byMaster) {
+        add(task, task.deadline, byMaster);
+    }
+
+    /**
+     * Adds a task whose deadline the caller has read already, in order, without reading the task: a worker moving in
+     * the master's hand-over passes the deadlines the master published beside the tasks, so that the move touches
+     * none of the tasks, whose memory the master wrote last (see {@link WorkerPool}'s "The master's hand-overs").
+     *
+     * @param deadline the task's deadline, {@code task.deadline}
+     * @param byMaster whether the master handed it over (see the class comment)
+     */
+    void add(ScheduledTask<?> task, long deadline, boolean byMaster) {
         if (byMaster) {
-            fromMaster.add(task);
+            fromMaster.add(task, deadline);
         } else {
-            straight.add(task);
+            straight.add(task, deadline);
         }
     }
 
@@ -155,12 +167,12 @@ final class DueQueue {
         /** The first task's deadline, {@link #EMPTY} while the lane holds none; set with {@link #heapFirst}. */
         private long firstDeadline = EMPTY;
 
-        void add(ScheduledTask<?> task) {
+        void add(ScheduledTask<?> task, long deadline) {
             long arrival = nextArrival++;
-            if (run.isEmpty() || task.deadline >= run.tailDeadline()) {
-                run.add(task, arrival);
+            if (run.isEmpty() || deadline >= run.tailDeadline()) {
+                run.add(task, deadline, arrival);
             } else {
-                heap.add(task, arrival);
+                heap.add(task, deadline, arrival);
             }
             settleFirst();
         }
@@ -234,7 +246,7 @@ final class DueQueue {
                 }
             }
             for (int i = 0; i < count; i++) {
-                run.add(tasks[i], arrivals[i]);
+                run.add(tasks[i], tasks[i].deadline, arrivals[i]);
             }
         }
 
@@ -273,13 +285,13 @@ final class DueQueue {
         private long[] arrivals = new long[16];
         private int size;
 
-        void add(ScheduledTask<?> task, long arrival) {
+        void add(ScheduledTask<?> task, long deadline, long arrival) {
             if (size == tasks.length) {
                 tasks = Arrays.copyOf(tasks, size * 2);
                 deadlines = Arrays.copyOf(deadlines, size * 2);
                 arrivals = Arrays.copyOf(arrivals, size * 2);
             }
-            siftUp(size++, task, task.deadline, arrival);
+            siftUp(size++, task, deadline, arrival);
         }
 
         /** @return whether node {@code i} comes before node {@code j} */
@@ -432,7 +444,7 @@ final class DueQueue {
      * within the arrays, holds {@link #END}, whose deadline is {@link #EMPTY}: the head of an empty run. The deadlines
      * are read from the tasks, not kept beside them: a taker reads the next task's deadline from the task it is about
      * to run, where an array of them was one more stream of memory per task (firing 100 000 tasks due at once read it
-     * 6% slower).
+     * 6% slower). Only the last one is kept, so that adding reads no task.
      */
     private static final class Run {
         private ScheduledTask<?>[] tasks = endedAt(new ScheduledTask<?>[16], 0);
@@ -440,13 +452,17 @@ final class DueQueue {
         private int head;
         private int tail;
 
-        void add(ScheduledTask<?> task, long arrival) {
+        /** The deadline of {@code tasks[tail - 1]}; meaningful only while the run is not empty. */
+        private long tailDeadline;
+
+        void add(ScheduledTask<?> task, long deadline, long arrival) {
             if (tail + 1 == tasks.length) {
                 makeRoom();
             }
             tasks[tail] = task;
             arrivals[tail] = arrival;
             tasks[++tail] = END;
+            tailDeadline = deadline;
         }
 
         /** Makes room for one more at the end: moves the run to the front, or doubles the arrays if half is in use. */
@@ -487,9 +503,9 @@ final class DueQueue {
             return arrivals[head];
         }
 
-        /** @return the last task's deadline; the lane is not empty */
+        /** @return the last task's deadline; the run is not empty */
         long tailDeadline() {
-            return tasks[tail - 1].deadline;
+            return tailDeadline;
         }
 
         /** Makes {@code target}, an empty run, a copy of this one. */
@@ -500,6 +516,7 @@ final class DueQueue {
             target.arrivals = Arrays.copyOfRange(arrivals, head, head + length);
             target.head = 0;
             target.tail = size;
+            target.tailDeadline = tailDeadline;
         }
 
         /** Takes the first task; the run must not be empty. */
@@ -540,6 +557,7 @@ final class DueQueue {
             Arrays.fill(tasks, kept, tail + 1, null);
             tail = kept;
             tasks[tail] = END;
+            tailDeadline = tasks[Math.max(head, tail - 1)].deadline; // END's if the run is now empty: never read
         }
 
         void copyPendingTo(List<ScheduledTask<?>> sink) {

@@ -81,6 +81,33 @@ class TimingWheelExecutorTest {
         ok.shutdownNow();
     }
 
+    /**
+     * Sparse timers, a couple per millisecond beyond the straight route's reach, reach the worker in the master's small
+     * hand-overs, which the worker moves in by the deadlines the master published beside the tasks: each runs once,
+     * never before its deadline.
+     */
+    @Test
+    void timersHandedOverInSmallBatchesNeverRunEarly() throws Exception {
+        int count = 3_000;
+        AtomicInteger early = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(count);
+        TimingWheelExecutor executor = new TimingWheelExecutor(1);
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int i = 0; i < count; i++) {
+            long delay = MILLISECONDS.toNanos(60) + random.nextLong(MILLISECONDS.toNanos(1_500));
+            long due = System.nanoTime() + delay;
+            executor.schedule(() -> {
+                if (System.nanoTime() < due) {
+                    early.incrementAndGet();
+                }
+                done.countDown();
+            }, delay, NANOSECONDS);
+        }
+        assertTrue(done.await(TIMEOUT_SECONDS, SECONDS), "all ran; missing " + done.getCount());
+        shutdownAndAwait(executor);
+        assertEquals(0, early.get(), "tasks that ran before their deadline");
+    }
+
     /** One million one-shot tasks with random delays up to 2 s all run, each exactly once, never early. */
     @Test
     void millionTasksRunExactlyOnce() throws Exception {
