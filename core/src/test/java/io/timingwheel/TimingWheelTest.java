@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -351,6 +352,30 @@ class TimingWheelTest {
         for (int i = 0; i < fired.size(); i++) {
             assertEquals(i, fired.get(i).order, "the node added " + fired.get(i).order + "th left " + i + "th");
         }
+    }
+
+    /**
+     * Before a slot is sorted, the walk that fetches its nodes from both ends reaches each node once, whether the slot
+     * holds an odd or an even number of them, and leaves the list as it was: the sort's order is the same.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 4, 5, 101, 1000})
+    void theFetchAheadOfASortReachesEachNodeOnce(int count) {
+        TimingWheel<Node> w = new TimingWheel<>(TICK, 512);
+        Random random = new Random(count);
+        List<Node> added = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Node node = new Node(5 * TICK + random.nextInt(1_000) * 100L); // all in the slot of tick 5, shuffled
+            node.order = i;
+            added.add(node);
+            w.add(node);
+        }
+        List<Node> fired = new ArrayList<>();
+        w.advance(6 * TICK, fired::add);
+        assertEquals(count, w.fetched());
+        List<Node> expected = new ArrayList<>(added);
+        expected.sort(Comparator.comparingLong((Node n) -> n.deadline).thenComparingLong(n -> n.order));
+        assertEquals(expected, fired);
     }
 
     /**
