@@ -20,6 +20,13 @@ interface DispatcherHost {
     /** @return nanoseconds since the executor's origin, the time base of every deadline */
     long now();
 
+    /**
+     * A worker is about to wait for a deadline: the master may take a turn it planned by {@code time} now, while the
+     * worker sleeps ({@link MasterLoop#turnEarlyIfPlannedBy}).
+     */
+    default void letMasterTurnBy(long time) {
+    }
+
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */
     boolean timersPending();
 

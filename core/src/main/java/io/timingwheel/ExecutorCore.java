@@ -370,6 +370,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     }
 
     @Override
+    public void letMasterTurnBy(long time) {
+        master.turnEarlyIfPlannedBy(time);
+    }
+
+    @Override
     public boolean tryTerminate() {
         return lifecycle.tryTerminate();
     }

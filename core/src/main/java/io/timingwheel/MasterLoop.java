@@ -1,5 +1,6 @@
 package io.timingwheel;
 
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,7 +39,9 @@ import java.util.function.LongSupplier;
  *       announced deadline lowers the gate to it, and the one that finds the master asleep unparks it. So no wake-up
  *       is lost, and one producer per sleep unparks.</li>
  *   <li>It parks until {@link #leadNanos} before that deadline when the dispatcher's workers wait for deadlines
- *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path.</li>
+ *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path. A worker about
+ *       to wait for a deadline wakes it early, if that park is to end soon ({@link #turnEarlyIfPlannedBy}): its turn
+ *       then runs while the worker sleeps, not as the worker wakes.</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep (the gate's state says so: {@link OrderGate.Horizon#deep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
@@ -119,6 +122,22 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     /** Whether the wheel held tasks at the master's last turn: a cheap hint for other threads. */
     private volatile boolean holdsTimers;
+
+    /**
+     * When the master's timed park ends, while it is parked for its next turn; {@link TimingWheel#NONE} otherwise. A
+     * worker about to wait for a deadline reads it to start that turn early ({@link #turnEarlyIfPlannedBy}).
+     */
+    private volatile long plannedTurn = TimingWheel.NONE;
+
+    private static final VarHandle PLANNED_TURN;
+
+    static {
+        try {
+            PLANNED_TURN = MethodHandles.lookup().findVarHandle(MasterLoop.class, "plannedTurn", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Whether the master gave way to a late worker in this turn ({@link #giveWayToLateWorker}). Master only. */
     private boolean gaveWayThisTurn;
@@ -242,6 +261,27 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         if (t != null) {
             LockSupport.unpark(t);
         }
+    }
+
+    /**
+     * Wakes the master now if its next turn is planned by {@code time}. A worker about to wait for a deadline calls
+     * it, so that the master's turn, tens of microseconds of the wheel's work (sorting the slot of the millisecond it
+     * hands over waits for memory), runs while that worker sleeps, not as it wakes for its next timer. On two cores,
+     * a worker that woke while the master's turn ran was late by 90 µs at p90 and 209 µs at p99, against 80 and 100
+     * otherwise; one wake-up in nine met a turn so ({@code OnTimeHarness}'s burst, timers due 60-250 ms in). A turn
+     * taken early only hands over a little sooner: the master plans its turns {@link #leadNanos} ahead. At most one
+     * caller wakes the master for a planned turn; a wake-up that crosses the master's own is one turn more.
+     */
+    void turnEarlyIfPlannedBy(long time) {
+        long planned = plannedTurn;
+        if (planned <= time && PLANNED_TURN.compareAndSet(this, planned, TimingWheel.NONE)) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** @return when the master's park for its next turn ends, {@link TimingWheel#NONE} if it is not so parked */
+    long plannedTurn() {
+        return plannedTurn;
     }
 
     // -- master thread ----------------------------------------------------------------------------------------------
@@ -472,7 +512,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         } else {
             long nanos = until - host.now();
             if (nanos > 0) {
+                plannedTurn = until; // before the park: a worker's unpark after it makes the park return at once
                 LockSupport.parkNanos(this, nanos);
+                plannedTurn = TimingWheel.NONE;
             }
         }
     }

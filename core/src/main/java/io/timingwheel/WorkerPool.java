@@ -39,12 +39,14 @@ import java.util.function.LongSupplier;
  * the lock only to wake a worker: when one waits for the gate, or waits and no leader's wait ends by the hand-over's
  * first deadline (the leader, which wakes by then, moves it in itself). So in steady firing the master and the workers
  * never meet on the lock: a worker that met the master there parked and was woken by its unlock, and the contended
- * paths of the lock were among the last code the JIT compiled, at either thread's request. The order holds because a
- * worker reads the gate before it moves the published hand-over in, and the master publishes before it opens: a worker
- * that reads the gate open for a deadline then finds every task handed over before it in the queue. One hand-over is
- * published at a time: while one waits (the workers are all busy), the next goes under the lock, after it. The count of
- * waiting workers and the published field are read and written as the arrivals' claims are: either the worker sees the
- * hand-over before it waits, or the master sees the worker.
+ * paths of the lock were among the last code the JIT compiled, at either thread's request. A worker about to wait for a
+ * deadline lets the master take a turn it planned soon at once (see {@link #EARLY_TURN_REACH_NANOS}), so that the
+ * master's work runs while the worker sleeps. The order holds because a worker reads the gate before it moves the
+ * published hand-over in, and the master publishes before it opens: a worker that reads the gate open for a deadline
+ * then finds every task handed over before it in the queue. One hand-over is published at a time: while one waits (the
+ * workers are all busy), the next goes under the lock, after it. The count of waiting workers and the published field
+ * are read and written as the arrivals' claims are: either the worker sees the hand-over before it waits, or the master
+ * sees the worker.
  *
  * <p><b>Threads</b> come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatch
  * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
@@ -103,6 +105,15 @@ final class WorkerPool extends Dispatcher {
 
     /** How many times a worker looks again for an arrival still being written before it lets go of the lock. */
     private static final int ARRIVAL_GAP_SPINS = 256;
+
+    /**
+     * How far ahead of the master's planned turn a worker about to wait for a deadline lets the master take it (see
+     * {@link MasterLoop#turnEarlyIfPlannedBy}): longer than a worker's cycle between two such waits when timers are
+     * dense (80 to 130 µs on the development machine: the kernel's timer slack of 50 µs, then the wake-up), so that
+     * nearly every turn the master plans then starts as a worker parks; short against the nine milliseconds by which
+     * the master hands over ahead.
+     */
+    static final long EARLY_TURN_REACH_NANOS = 250_000;
 
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
@@ -732,13 +743,17 @@ final class WorkerPool extends Dispatcher {
         return false;
     }
 
-    /** Leads the wait for the first task's {@code deadline}, {@code nanos} from now; the lock is held. */
+    /**
+     * Leads the wait for the first task's {@code deadline}, {@code nanos} from now; the lock is held. The master may
+     * take its next turn now, if it planned one soon ({@link #EARLY_TURN_REACH_NANOS}): while this worker sleeps.
+     */
     private void awaitDeadline(Worker worker, long deadline, long nanos) {
         if (!enterWait()) {
             return;
         }
         leader = worker;
         leaderWakeUp = deadline;
+        host.letMasterTurnBy(deadline - nanos + EARLY_TURN_REACH_NANOS);
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
