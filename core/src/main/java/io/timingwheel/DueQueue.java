@@ -137,6 +137,11 @@ final class DueQueue {
         straight.clear();
     }
 
+    /** For tests: how many tasks the runs' arrays still hold in slots outside the runs. */
+    int retainedOutsideTheRuns() {
+        return fromMaster.run.retainedOutside() + straight.run.retainedOutside();
+    }
+
     /**
      * Compares two keys, (deadline, arrival), by deadline, then by arrival, without a branch (see the class comment).
      *
@@ -465,7 +470,13 @@ final class DueQueue {
             tailDeadline = deadline;
         }
 
-        /** Makes room for one more at the end: moves the run to the front, or doubles the arrays if half is in use. */
+        /**
+         * Makes room for one more at the end: moves the run to the front, or doubles the arrays if half is in use.
+         * Clears only the old slots that the move did not overwrite: {@link #poll} cleared those before the head. A
+         * run that fires steadily comes here once per length of its arrays with only a few tasks in it, and clearing
+         * every slot from its new end was a pass over nearly all of them, which also made the JIT compile that loop
+         * apart (on-stack) while the timers fired.
+         */
         private void makeRoom() {
             int size = tail - head;
             if (size * 2 > tasks.length) {
@@ -475,7 +486,7 @@ final class DueQueue {
             if (head > 0) {
                 System.arraycopy(tasks, head, tasks, 0, size);
                 System.arraycopy(arrivals, head, arrivals, 0, size);
-                Arrays.fill(tasks, size, tail + 1, null);
+                Arrays.fill(tasks, Math.max(size, head), tail + 1, null);
                 head = 0;
                 tail = size;
                 tasks[tail] = END;
@@ -583,6 +594,17 @@ final class DueQueue {
             head = 0;
             tail = 0;
             tasks[0] = END;
+        }
+
+        /** For tests: how many slots outside {@code [head, tail]} still hold a task, which the run must not keep. */
+        int retainedOutside() {
+            int held = 0;
+            for (int i = 0; i < tasks.length; i++) {
+                if ((i < head || i > tail) && tasks[i] != null && tasks[i] != END) {
+                    held++;
+                }
+            }
+            return held;
         }
 
         /** @return {@code tasks}, with {@link #END} at {@code tail} */

@@ -291,6 +291,35 @@ class DueQueueTest {
         }
     }
 
+    /**
+     * A run that never empties, as one fed by the master while timers fire, reaches the end of its arrays again and
+     * again and moves to the front, with few tasks in it and with more than it took: it keeps the order and keeps no
+     * task it handed out in any slot.
+     */
+    @Test
+    void aRunThatNeverEmptiesKeepsNoTaskItHandedOut() {
+        DueQueue queue = new DueQueue();
+        List<RunnableTask> model = new ArrayList<>();
+        long deadline = 0;
+        int taken = 0;
+        for (int step = 0; step < 20_000; step++) {
+            // phases of a few pending and of many, so that the move to the front both overlaps the old slots and not
+            int backlog = (step / 2_500) % 2 == 0 ? 3 : 40;
+            RunnableTask task = task(deadline++);
+            model.add(task);
+            queue.add(task, true);
+            while (queue.size() > backlog) {
+                assertSame(model.get(taken++), queue.poll(), "step " + step);
+            }
+            assertEquals(0, queue.retainedOutsideTheRuns(), "step " + step);
+        }
+        while (!queue.isEmpty()) {
+            assertSame(model.get(taken++), queue.poll());
+        }
+        assertEquals(model.size(), taken);
+        assertEquals(0, queue.retainedOutsideTheRuns());
+    }
+
     /** Removing every task of a part, or of the queue, leaves it empty in every look, and it fills again in order. */
     @Test
     void removingEveryTaskEmptiesTheQueue() {
