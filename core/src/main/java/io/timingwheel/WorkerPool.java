@@ -753,7 +753,8 @@ final class WorkerPool extends Dispatcher {
         }
         leader = worker;
         leaderWakeUp = deadline;
-        host.letMasterTurnBy(deadline - nanos + EARLY_TURN_REACH_NANOS);
+        long now = deadline - nanos; // as the caller read the clock
+        host.letMasterTurnBy(now + EARLY_TURN_REACH_NANOS);
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {

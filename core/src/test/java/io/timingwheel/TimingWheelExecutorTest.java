@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The executor's own behaviour that the conformance suite (tck-tests) does not cover: builder validation, losing
@@ -83,29 +85,38 @@ class TimingWheelExecutorTest {
 
     /**
      * Sparse timers, a couple per millisecond beyond the straight route's reach, reach the worker in the master's small
-     * hand-overs, which the worker moves in by the deadlines the master published beside the tasks: each runs once,
-     * never before its deadline.
+     * hand-overs, which the worker moves in by the deadlines the master published beside the tasks: each runs exactly
+     * once, never before its deadline. The JDK's executor holds the same to the same check.
      */
-    @Test
-    void timersHandedOverInSmallBatchesNeverRunEarly() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"ScheduledThreadPoolExecutor", "TimingWheelExecutor"})
+    void timersHandedOverInSmallBatchesNeverRunEarly(String kind) throws Exception {
         int count = 3_000;
         AtomicInteger early = new AtomicInteger();
+        AtomicIntegerArray runs = new AtomicIntegerArray(count);
         CountDownLatch done = new CountDownLatch(count);
-        TimingWheelExecutor executor = new TimingWheelExecutor(1);
+        ScheduledThreadPoolExecutor executor = kind.equals("TimingWheelExecutor")
+                ? new TimingWheelExecutor(1) : new ScheduledThreadPoolExecutor(1);
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int i = 0; i < count; i++) {
+            int index = i;
             long delay = MILLISECONDS.toNanos(60) + random.nextLong(MILLISECONDS.toNanos(1_500));
             long due = System.nanoTime() + delay;
             executor.schedule(() -> {
                 if (System.nanoTime() < due) {
                     early.incrementAndGet();
                 }
+                runs.incrementAndGet(index);
                 done.countDown();
             }, delay, NANOSECONDS);
         }
         assertTrue(done.await(TIMEOUT_SECONDS, SECONDS), "all ran; missing " + done.getCount());
-        shutdownAndAwait(executor);
+        executor.shutdown();
+        assertTrue(executor.awaitTermination(TIMEOUT_SECONDS, SECONDS), "terminates");
         assertEquals(0, early.get(), "tasks that ran before their deadline");
+        for (int i = 0; i < count; i++) {
+            assertEquals(1, runs.get(i), "runs of task " + i);
+        }
     }
 
     /** One million one-shot tasks with random delays up to 2 s all run, each exactly once, never early. */
