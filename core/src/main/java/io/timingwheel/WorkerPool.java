@@ -57,9 +57,12 @@ import java.util.function.LongSupplier;
  * <p><b>Arrivals.</b> A task that comes straight (due at once or soon, or re-armed) is not queued under the lock: its
  * publisher appends it to a lock-free queue of arrivals, and whoever holds the lock next moves the arrivals into the
  * queue, in the order they came; every hold that reads the queue starts so. The publisher takes the lock only to wake
- * a worker: when one waits and no wake-up is already on its way (a signalled worker moves in all that arrived before
- * it got the lock). So tasks due at once from a producer that outpaces the workers cost it no lock, and the workers
- * one hold of an uncontended lock per task (the JDK's producers and workers take one lock per task each).
+ * a worker: when one waits, no wake-up is already on its way (a signalled worker moves in all that arrived before it
+ * got the lock), and no leader's wait ends by the task's deadline (the leader moves it in as it wakes). So tasks due at
+ * once from a producer that outpaces the workers cost it no lock, nor do timers due soon from a burst while the leader
+ * waits for an earlier one, and the workers one hold of an uncontended lock per task (the JDK's producers and workers
+ * take one lock per task each). A publisher, or the master, that finds the lock held tries it again for a moment
+ * before it parks ({@link #lockSpinningFirst}).
  *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
@@ -114,6 +117,13 @@ final class WorkerPool extends Dispatcher {
      * the master hands over ahead.
      */
     static final long EARLY_TURN_REACH_NANOS = 250_000;
+
+    /**
+     * How many times a thread that is not a worker (a publisher, the master) tries the lock again, a spin-wait hint
+     * apart, before it parks for it (see {@link #lockSpinningFirst}): some ten microseconds, longer than a worker's
+     * usual hold.
+     */
+    private static final int OUTSIDE_LOCK_SPINS = 512;
 
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
@@ -213,7 +223,8 @@ final class WorkerPool extends Dispatcher {
 
     /**
      * Queues the task in the arrivals without the lock; the next holder of the lock moves it into the queue. The lock
-     * is taken only to wake a waiting worker, once per wake-up (see "Arrivals" in the class comment).
+     * is taken only to wake a waiting worker, once per wake-up, and not when the leader's wait ends by the task's
+     * deadline (see "Arrivals" in the class comment).
      */
     @Override
     boolean dispatch(ScheduledTask<?> task) {
@@ -226,8 +237,8 @@ final class WorkerPool extends Dispatcher {
             // close() saw it, opened the pool again and a worker took it first.
             return !task.markRejected();
         }
-        if (oneIfWakeUpNeeded() != 0) {
-            lock.lock();
+        if ((oneIfWakeUpNeeded() & BranchFree.oneIfLess(task.deadline, leaderWakeUp)) != 0) {
+            lockSpinningFirst();
             try {
                 absorbArrivals(); // wakes workers for what it moved in
             } finally {
@@ -322,7 +333,7 @@ final class WorkerPool extends Dispatcher {
         int refusedFrom = count;
         for (int from = 0; from < count; from += HAND_OVER_CHUNK) {
             int to = Math.min(count, from + HAND_OVER_CHUNK);
-            lock.lock();
+            lockSpinningFirst();
             try {
                 if (published != null) {
                     absorbArrivals(); // the master's earlier hand-over first, as it came
@@ -377,7 +388,7 @@ final class WorkerPool extends Dispatcher {
         published = new PublishedHandOver(handOver); // before the reads below: see registerWaiting and close
         handOver.openGate(); // after the publication: a worker reads the gate before it moves tasks in (see take)
         if (closed || gate.hasWaiters() || (oneIfWakeUpNeeded() & BranchFree.oneIfLess(first, leaderWakeUp)) != 0) {
-            lock.lock();
+            lockSpinningFirst();
             try {
                 absorbArrivals(); // wakes a worker for a new first deadline; cancels the tasks if closed
                 if (!closed && gate.hasWaiters()) {
@@ -400,9 +411,26 @@ final class WorkerPool extends Dispatcher {
         return BranchFree.oneIfPositive(waitingWorkers) & (wakeUpPending ^ 1);
     }
 
+    /**
+     * Takes the lock for a thread that is not a worker (a publisher, the master), trying it again for a moment before
+     * it parks: a thread parked on the lock is woken by the unlock of the worker that held it, and the kernel puts it
+     * on the core that worker runs on, where it may keep the worker from its next timer for the rest of its slice. In
+     * a burst on two cores (JDK 25), a producer so parked, woken by the worker, ran 2.8 ms on the worker's core while
+     * the other core was idle for most of it, and the timers due meanwhile waited.
+     */
+    private void lockSpinningFirst() {
+        for (int spins = OUTSIDE_LOCK_SPINS; !lock.tryLock(); spins--) {
+            if (spins == 0) {
+                lock.lock();
+                return;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
     /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */
     private void wakeAll() {
-        lock.lock();
+        lockSpinningFirst();
         try {
             workAvailable.signalAll();
         } finally {
@@ -751,8 +779,7 @@ final class WorkerPool extends Dispatcher {
         if (!enterWait()) {
             return;
         }
-        leader = worker;
-        leaderWakeUp = deadline;
+        lead(worker, deadline);
         long now = deadline - nanos; // as the caller read the clock
         host.letMasterTurnBy(now + EARLY_TURN_REACH_NANOS);
         try {
@@ -765,6 +792,17 @@ final class WorkerPool extends Dispatcher {
                 resign();
             }
         }
+    }
+
+    /**
+     * Makes the worker, counted as waiting and past its look at the arrivals, the leader of the wait for
+     * {@code deadline}; the lock is held. A publisher that sees the count but not yet this wake-up reads
+     * {@link TimingWheel#NONE} and wakes a worker, as without a leader; one that sees it wakes nobody for a task due no
+     * sooner, which the leader moves in as it wakes.
+     */
+    private void lead(Worker worker, long deadline) {
+        leader = worker;
+        leaderWakeUp = deadline;
     }
 
     /** No worker leads the wait for the first deadline any more; the lock is held. */
@@ -817,6 +855,23 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
+     * For the jcstress test of the arrivals against a leader's wait: a worker's step up to leading the wait for
+     * {@code deadline}, under the lock, as in {@link #awaitDeadline}. @return true if it would wait
+     */
+    boolean registerLeadingForStress(long deadline) {
+        lock.lock();
+        try {
+            if (!registerWaiting()) {
+                return false;
+            }
+            lead(new Worker(), deadline);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * For the jcstress test of the master's published hand-over against a worker's take: a new worker's take, under
      * the lock, as in {@link #next}. @return the deadline of the task it took, or -1 if it took none
      */
@@ -828,6 +883,11 @@ final class WorkerPool extends Dispatcher {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** For the tests: whether tasks wait in the arrivals, not yet moved into the queue by a holder of the lock. */
+    boolean holdsArrivals() {
+        return !arrivals.isEmpty();
     }
 
     /** For the same test: whether a signalled worker is on its way, that is, a publisher woke one. */

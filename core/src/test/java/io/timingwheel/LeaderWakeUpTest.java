@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * The hint the master reads to give way to a late worker ({@code MasterLoop.giveWayToLateWorker}): a worker that
  * leads the wait for the first deadline says when that wait ends, and the pool reports it overdue only past that end
  * and the tolerance, and never while no worker waits for a deadline. Publishers read the same hint
- * ({@link Dispatcher#publisherGivesWay}), at most once per interval.
+ * ({@link Dispatcher#publisherGivesWay}), at most once per interval. A publisher of a task that comes straight reads it
+ * too: it wakes the leader only for a task due before the leader wakes.
  */
 class LeaderWakeUpTest {
     private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
@@ -60,6 +61,30 @@ class LeaderWakeUpTest {
 
         endTheWait(pool, task);
         assertFalse(pool.publisherGivesWay(far), "no worker leads a wait any more");
+    }
+
+    @Test
+    void aPublisherWakesTheLeaderOnlyForATaskDueBeforeItWakes() throws Exception {
+        PlainDispatcherHost host = new PlainDispatcherHost();
+        WorkerPool pool = newPool(host);
+        RunnableTask first = leadAWaitOf30Seconds(pool, host);
+
+        RunnableTask later = new RunnableTask(new PlainTaskHost(), () -> { },
+                first.deadline + TimeUnit.SECONDS.toNanos(10));
+        assertTrue(pool.dispatch(later));
+        assertTrue(pool.holdsArrivals(), "due after the leader wakes: the publisher left it for the leader to move in");
+        assertFalse(pool.wakeUpPendingForStress(), "and woke nobody");
+
+        RunnableTask sooner = new RunnableTask(new PlainTaskHost(), () -> { },
+                first.deadline - TimeUnit.SECONDS.toNanos(20));
+        assertTrue(pool.dispatch(sooner));
+        assertFalse(pool.holdsArrivals(), "due before the leader wakes: the publisher moved both in");
+        TimingWheelExecutorTest.await("the leader, woken, leads the wait for the sooner deadline",
+                () -> pool.deadlineWaitOverdue(() -> sooner.deadline + TOLERANCE + 1, TOLERANCE));
+
+        later.cancel(false);
+        sooner.cancel(false);
+        endTheWait(pool, first);
     }
 
     /** Queues a task due in 30 s and starts the worker: returns the task once the worker leads the wait for it. */
