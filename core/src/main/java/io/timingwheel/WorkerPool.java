@@ -58,11 +58,11 @@ import java.util.function.LongSupplier;
  * publisher appends it to a lock-free queue of arrivals, and whoever holds the lock next moves the arrivals into the
  * queue, in the order they came; every hold that reads the queue starts so. The publisher takes the lock only to wake
  * a worker: when one waits, no wake-up is already on its way (a signalled worker moves in all that arrived before it
- * got the lock), and no leader's wait ends by the task's deadline (the leader moves it in as it wakes). So tasks due at
- * once from a producer that outpaces the workers cost it no lock, nor do timers due soon from a burst while the leader
- * waits for an earlier one, and the workers one hold of an uncontended lock per task (the JDK's producers and workers
- * take one lock per task each). A publisher, or the master, that finds the lock held tries it again for a moment
- * before it parks ({@link #lockSpinningFirst}).
+ * got the lock), and the task is due now or before the leader's wait ends (a later one, the leader moves in as it
+ * wakes). So tasks due at once from a producer that outpaces the workers cost it no lock, nor do timers due soon from
+ * a burst while the leader waits for an earlier one, and the workers one hold of an uncontended lock per task (the
+ * JDK's producers and workers take one lock per task each). A publisher, or the master, that finds the lock held
+ * tries it again for a moment before it parks ({@link #lockSpinningFirst}).
  *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
@@ -223,8 +223,8 @@ final class WorkerPool extends Dispatcher {
 
     /**
      * Queues the task in the arrivals without the lock; the next holder of the lock moves it into the queue. The lock
-     * is taken only to wake a waiting worker, once per wake-up, and not when the leader's wait ends by the task's
-     * deadline (see "Arrivals" in the class comment).
+     * is taken only to wake a waiting worker, once per wake-up, and not for a task due later than the leader's wait
+     * ends (see "Arrivals" in the class comment and {@link #wakeUpNeededFor}).
      */
     @Override
     boolean dispatch(ScheduledTask<?> task) {
@@ -237,7 +237,7 @@ final class WorkerPool extends Dispatcher {
             // close() saw it, opened the pool again and a worker took it first.
             return !task.markRejected();
         }
-        if ((oneIfWakeUpNeeded() & BranchFree.oneIfLess(task.deadline, leaderWakeUp)) != 0) {
+        if (oneIfWakeUpNeeded() != 0 && wakeUpNeededFor(task.deadline)) {
             lockSpinningFirst();
             try {
                 absorbArrivals(); // wakes workers for what it moved in
@@ -426,6 +426,21 @@ final class WorkerPool extends Dispatcher {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * Whether a waiting worker needs waking for a task due at {@code deadline}: when it is due before the leader's
+     * wait ends (or no worker leads one), or due now. A task due later is left in the arrivals for the leader, which
+     * moves it in as it wakes: taking the lock for it would wake nobody, only contend with the worker that holds it.
+     * A task due now must wake a worker even where the leader's wait ends before it: such a wait may be over already,
+     * its leader not run yet (the kernel lets a timed wait overrun by its timer slack, 50 µs, and more on a busy core),
+     * and a signal wakes it at once; left to that wait, tasks due at once every 20 µs among timers (one worker, two
+     * cores) doubled their p99. By arithmetic (see {@link BranchFree}).
+     */
+    private boolean wakeUpNeededFor(long deadline) {
+        int beforeLeader = BranchFree.oneIfLess(deadline, leaderWakeUp);
+        int dueNow = 1 - BranchFree.oneIfLess(host.now(), deadline);
+        return (beforeLeader | dueNow) != 0;
     }
 
     /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * leads the wait for the first deadline says when that wait ends, and the pool reports it overdue only past that end
  * and the tolerance, and never while no worker waits for a deadline. Publishers read the same hint
  * ({@link Dispatcher#publisherGivesWay}), at most once per interval. A publisher of a task that comes straight reads it
- * too: it wakes the leader only for a task due before the leader wakes.
+ * too: it wakes the leader only for a task due before the leader wakes, or due now.
  */
 class LeaderWakeUpTest {
     private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
@@ -87,10 +89,47 @@ class LeaderWakeUpTest {
         endTheWait(pool, first);
     }
 
+    @Test
+    void aPublisherWakesALeaderWhoseWaitIsOverForATaskDueNow() throws Exception {
+        AtomicLong shift = new AtomicLong();
+        PlainDispatcherHost host = new PlainDispatcherHost() {
+            @Override
+            public long now() {
+                return super.now() + shift.get();
+            }
+        };
+        WorkerPool pool = newPool(host);
+        CountDownLatch ran = new CountDownLatch(2);
+        RunnableTask first = leadAWaitOf30Seconds(pool, host, ran::countDown);
+
+        // By the pool's clock the leader's wait is over, as when the kernel lets a timed wait overrun; in real time it
+        // has 30 s to go.
+        shift.set(TimeUnit.SECONDS.toNanos(31));
+        RunnableTask later = new RunnableTask(new PlainTaskHost(), () -> { },
+                first.deadline + TimeUnit.SECONDS.toNanos(10));
+        assertTrue(pool.dispatch(later));
+        assertTrue(pool.holdsArrivals(), "not due yet: waking the leader would run nothing sooner");
+
+        RunnableTask dueNow = new RunnableTask(new PlainTaskHost(), ran::countDown, host.now());
+        assertTrue(pool.dispatch(dueNow));
+        assertFalse(pool.holdsArrivals(), "due now: the publisher took the lock to wake the leader");
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "woken, the leader ran the task it waited for and the new one");
+        TimingWheelExecutorTest.await("the leader leads the wait for the later task",
+                () -> pool.deadlineWaitOverdue(() -> later.deadline + TOLERANCE + 1, TOLERANCE));
+
+        endTheWait(pool, later);
+    }
+
     /** Queues a task due in 30 s and starts the worker: returns the task once the worker leads the wait for it. */
     private static RunnableTask leadAWaitOf30Seconds(WorkerPool pool, PlainDispatcherHost host) throws Exception {
+        return leadAWaitOf30Seconds(pool, host, () -> { });
+    }
+
+    /** The same, with the task's action. */
+    private static RunnableTask leadAWaitOf30Seconds(WorkerPool pool, PlainDispatcherHost host, Runnable action)
+            throws Exception {
         long due = host.now() + TimeUnit.SECONDS.toNanos(30);
-        RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, due);
+        RunnableTask task = new RunnableTask(new PlainTaskHost(), action, due);
         assertTrue(pool.dispatch(task));
         pool.prestart();
         TimingWheelExecutorTest.await("the worker leads the wait",
