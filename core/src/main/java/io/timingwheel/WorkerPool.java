@@ -224,7 +224,7 @@ final class WorkerPool extends Dispatcher {
     /**
      * Queues the task in the arrivals without the lock; the next holder of the lock moves it into the queue. The lock
      * is taken only to wake a waiting worker, once per wake-up, and not for a task due later than the leader's wait
-     * ends (see "Arrivals" in the class comment and {@link #wakeUpNeededFor}).
+     * ends (see "Arrivals" in the class comment and {@link #oneIfWakeUpNeededFor}).
      */
     @Override
     boolean dispatch(ScheduledTask<?> task) {
@@ -237,7 +237,7 @@ final class WorkerPool extends Dispatcher {
             // close() saw it, opened the pool again and a worker took it first.
             return !task.markRejected();
         }
-        if (oneIfWakeUpNeeded() != 0 && wakeUpNeededFor(task.deadline)) {
+        if (oneIfWakeUpNeeded() != 0 && oneIfWakeUpNeededFor(task.deadline, host.now()) != 0) {
             lockSpinningFirst();
             try {
                 absorbArrivals(); // wakes workers for what it moved in
@@ -387,7 +387,7 @@ final class WorkerPool extends Dispatcher {
         }
         published = new PublishedHandOver(handOver); // before the reads below: see registerWaiting and close
         handOver.openGate(); // after the publication: a worker reads the gate before it moves tasks in (see take)
-        if (closed || gate.hasWaiters() || (oneIfWakeUpNeeded() & BranchFree.oneIfLess(first, leaderWakeUp)) != 0) {
+        if (closed || gate.hasWaiters() || (oneIfWakeUpNeeded() & oneIfWakeUpNeededFor(first, now)) != 0) {
             lockSpinningFirst();
             try {
                 absorbArrivals(); // wakes a worker for a new first deadline; cancels the tasks if closed
@@ -429,18 +429,21 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * Whether a waiting worker needs waking for a task due at {@code deadline}: when it is due before the leader's
-     * wait ends (or no worker leads one), or due now. A task due later is left in the arrivals for the leader, which
-     * moves it in as it wakes: taking the lock for it would wake nobody, only contend with the worker that holds it.
-     * A task due now must wake a worker even where the leader's wait ends before it: such a wait may be over already,
-     * its leader not run yet (the kernel lets a timed wait overrun by its timer slack, 50 µs, and more on a busy core),
-     * and a signal wakes it at once; left to that wait, tasks due at once every 20 µs among timers (one worker, two
-     * cores) doubled their p99. By arithmetic (see {@link BranchFree}).
+     * Whether a waiting worker needs waking for a task (or a published hand-over) whose first deadline is
+     * {@code deadline}, at time {@code now}: when it is due before the leader's wait ends (or no worker leads one), or
+     * due now. A later one is left for the leader, which moves it in as it wakes: taking the lock for it would wake
+     * nobody, only contend with the worker that holds it. A task due now must wake a worker even where the leader's
+     * wait ends before it: such a wait may be over already, its leader not run yet (the kernel lets a timed wait
+     * overrun by its timer slack, 50 µs, and more on a busy core), and a signal wakes it at once; left to that wait,
+     * tasks due at once every 20 µs among timers (one worker, two cores) doubled their p99. The rule of publishers and
+     * of the master's published hand-overs (which hold no due task). By arithmetic (see {@link BranchFree}).
+     *
+     * @return 1 if a worker needs waking, else 0
      */
-    private boolean wakeUpNeededFor(long deadline) {
+    private int oneIfWakeUpNeededFor(long deadline, long now) {
         int beforeLeader = BranchFree.oneIfLess(deadline, leaderWakeUp);
-        int dueNow = 1 - BranchFree.oneIfLess(host.now(), deadline);
-        return (beforeLeader | dueNow) != 0;
+        int dueNow = 1 - BranchFree.oneIfLess(now, deadline);
+        return beforeLeader | dueNow;
     }
 
     /** Wakes every waiting worker to look again (the gate opened, or the keep-alive settings changed). */

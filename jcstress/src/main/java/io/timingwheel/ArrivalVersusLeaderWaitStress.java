@@ -15,9 +15,9 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * Race site: {@code WorkerPool.dispatch} against a worker's step up to leading the wait for a deadline
  * ({@code WorkerPool.awaitDeadline}: it raises the count of waiting workers, reads the arrivals' claims, then says when
  * its wait ends). A publisher wakes nobody for a task due no sooner than the leader wakes (and not due now), so it
- * reads that wake-up after the count; here the task is due before it (at two seconds; the leader waits for three), so the publisher must
- * still wake the leader whatever it reads: the count raised but no wake-up yet, or both. The real {@link WorkerPool}
- * (no thread of it runs).
+ * reads that wake-up after the count; here the task is due before it (at two seconds; the leader waits for three), so
+ * the publisher must still wake the leader whatever it reads: the count raised but no wake-up yet, or both. The real
+ * {@link WorkerPool} (no thread of it runs).
  *
  * <p>The wait itself blocks, so it is not run here (see {@link ArrivalVersusWaitStress}).
  *
