@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,13 +49,7 @@ class EarlyTurnTest {
      */
     @Test
     void aWorkerWhoseDeadlinePassedWhileTheMasterTurnedDoesNotWaitForIt() throws Exception {
-        AtomicLong shift = new AtomicLong();
-        PlainDispatcherHost host = new PlainDispatcherHost() {
-            @Override
-            public long now() {
-                return super.now() + shift.get();
-            }
-
+        ShiftedClockHost host = new ShiftedClockHost() {
             @Override
             public boolean letMasterTurnBy(long time) {
                 return shift.compareAndSet(0, TimeUnit.SECONDS.toNanos(31));

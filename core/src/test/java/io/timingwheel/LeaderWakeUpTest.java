@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
@@ -91,20 +90,14 @@ class LeaderWakeUpTest {
 
     @Test
     void aPublisherWakesALeaderWhoseWaitIsOverForATaskDueNow() throws Exception {
-        AtomicLong shift = new AtomicLong();
-        PlainDispatcherHost host = new PlainDispatcherHost() {
-            @Override
-            public long now() {
-                return super.now() + shift.get();
-            }
-        };
+        ShiftedClockHost host = new ShiftedClockHost();
         WorkerPool pool = newPool(host);
         CountDownLatch ran = new CountDownLatch(2);
         RunnableTask first = leadAWaitOf30Seconds(pool, host, ran::countDown);
 
         // By the pool's clock the leader's wait is over, as when the kernel lets a timed wait overrun; in real time it
         // has 30 s to go.
-        shift.set(TimeUnit.SECONDS.toNanos(31));
+        host.shift.set(TimeUnit.SECONDS.toNanos(31));
         RunnableTask later = new RunnableTask(new PlainTaskHost(), () -> { },
                 first.deadline + TimeUnit.SECONDS.toNanos(10));
         assertTrue(pool.dispatch(later));
