@@ -23,11 +23,8 @@ interface DispatcherHost {
     /**
      * A worker is about to wait for a deadline: the master may take a turn it planned by {@code time} now, while the
      * worker sleeps ({@link MasterLoop#turnEarlyIfPlannedBy}).
-     *
-     * @return whether this call woke the master (its turn may have run on the caller's core before the call returned)
      */
-    default boolean letMasterTurnBy(long time) {
-        return false;
+    default void letMasterTurnBy(long time) {
     }
 
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */

@@ -370,8 +370,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     }
 
     @Override
-    public boolean letMasterTurnBy(long time) {
-        return master.turnEarlyIfPlannedBy(time);
+    public void letMasterTurnBy(long time) {
+        master.turnEarlyIfPlannedBy(time);
     }
 
     @Override

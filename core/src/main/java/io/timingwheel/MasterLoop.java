@@ -271,16 +271,12 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * otherwise; one wake-up in nine met a turn so ({@code OnTimeHarness}'s burst, timers due 60-250 ms in). A turn
      * taken early only hands over a little sooner: the master plans its turns {@link #leadNanos} ahead. At most one
      * caller wakes the master for a planned turn; a wake-up that crosses the master's own is one turn more.
-     *
-     * @return whether this call woke the master
      */
-    boolean turnEarlyIfPlannedBy(long time) {
+    void turnEarlyIfPlannedBy(long time) {
         long planned = plannedTurn;
         if (planned <= time && PLANNED_TURN.compareAndSet(this, planned, TimingWheel.NONE)) {
             LockSupport.unpark(thread);
-            return true;
         }
-        return false;
     }
 
     /** @return when the master's park for its next turn ends, {@link TimingWheel#NONE} if it is not so parked */

@@ -792,10 +792,6 @@ final class WorkerPool extends Dispatcher {
     /**
      * Leads the wait for the first task's {@code deadline}, {@code nanos} from now; the lock is held. The master may
      * take its next turn now, if it planned one soon ({@link #EARLY_TURN_REACH_NANOS}): while this worker sleeps.
-     * Waking it may run its turn first, on this core: the kernel places a thread woken by a running one on the
-     * waker's core, and the woken master preempts it there (in 4 to 8% of the master's turns after a burst: JDK 25,
-     * 2 cores, {@code perf sched}). So the wait is measured again after the wake-up: waiting {@code nanos} from then
-     * added the whole turn, some 50 µs, to the lateness of the timer due next.
      */
     private void awaitDeadline(Worker worker, long deadline, long nanos) {
         if (!enterWait()) {
@@ -803,11 +799,9 @@ final class WorkerPool extends Dispatcher {
         }
         lead(worker, deadline);
         long now = deadline - nanos; // as the caller read the clock
-        long wait = host.letMasterTurnBy(now + EARLY_TURN_REACH_NANOS) ? deadline - host.now() : nanos;
+        host.letMasterTurnBy(now + EARLY_TURN_REACH_NANOS);
         try {
-            if (wait > 0) {
-                workAvailable.awaitNanos(wait);
-            }
+            workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
             // shutdownNow interrupts every worker; a waiting one just looks again
         } finally {
