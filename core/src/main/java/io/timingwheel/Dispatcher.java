@@ -93,10 +93,12 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
      * waiting worker on its last core even when a publisher scheduling at full speed holds it, and lets the
      * publisher finish its time slice first (a few milliseconds), even while the other core idles: the worker's
      * timers wait for that thread, not for a free core. The publisher's yield hands the core over at once; where the
-     * worker waits elsewhere, it returns at once. Read without a lock, and without the clock: {@code now} is the
+     * worker waits elsewhere, it returns at once. And if the workers are held off their cores in the pool's own code
+     * (no run started between two looks, a moment apart, and a worker not in a run: see {@link StallWatch}), the
+     * publisher pauses a little, so that a core frees. Read without a lock, and without the clock: {@code now} is the
      * publisher's own reading, the one its task's deadline was computed from.
      *
-     * @return whether the publisher yielded
+     * @return whether the publisher yielded or paused
      */
     abstract boolean publisherGivesWay(long now);
 

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -62,7 +63,9 @@ import java.util.function.LongSupplier;
  * wakes). So tasks due at once from a producer that outpaces the workers cost it no lock, nor do timers due soon from
  * a burst while the leader waits for an earlier one, and the workers one hold of an uncontended lock per task (the
  * JDK's producers and workers take one lock per task each). A publisher, or the master, that finds the lock held
- * tries it again for a moment before it parks ({@link #lockSpinningFirst}).
+ * tries it again for a moment before it parks ({@link #lockSpinningFirst}). Taking no lock, a publisher never waits
+ * for a worker as the JDK's do; so where the workers are held off their cores in the pool's own code (a machine whose
+ * cores the publishers and the JIT keep busy), a publisher pauses a moment on purpose ({@link StallWatch}).
  *
  * <p>A worker claims a task when it takes it, under the lock; {@code shutdownNow} drains under the lock too, so every
  * task is either started or returned, never both and never neither.
@@ -178,6 +181,9 @@ final class WorkerPool extends Dispatcher {
      * compiler thread, another process) costs a publisher scheduling at full speed a few yields, not one per task.
      */
     private volatile long publisherGaveWayAt = NEVER_GAVE_WAY;
+
+    /** The workers' progress, at which publishers look to pause while the workers are held ({@link StallWatch}). */
+    private final StallWatch stallWatch = new StallWatch();
 
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
@@ -991,16 +997,19 @@ final class WorkerPool extends Dispatcher {
     /** Adds a worker and starts its thread, unless the pool has closed meanwhile. @return whether it started */
     private boolean enlist(Worker worker, Thread thread) {
         worker.thread = thread;
+        worker.progress = new StallWatch.Progress(thread);
         lock.lock();
         try {
             if (closed) {
                 return false;
             }
             workers.add(worker);
+            stallWatch.add(worker.progress);
             try {
                 thread.start();
             } catch (Throwable t) {
                 workers.remove(worker);
+                stallWatch.remove(worker.progress);
                 throw t;
             }
             runs.largest = Math.max(runs.largest, workers.size());
@@ -1013,6 +1022,7 @@ final class WorkerPool extends Dispatcher {
     /** Takes a leaving worker out of the pool; the lock is held. The last to leave a closed pool reports it. */
     private void retire(Worker worker) {
         workers.remove(worker);
+        stallWatch.remove(worker.progress);
         workerCount--;
         worker.lateness.addTo(retiredLateness);
         worker.lastToLeave = closed && workers.isEmpty();
@@ -1198,6 +1208,10 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     boolean publisherGivesWay(long now) {
+        if (stallWatch.lookDue(now) && waitingWorkers == 0 && stallWatch.held(now)) {
+            LockSupport.parkNanos(this, StallWatch.PAUSE_NANOS);
+            return true;
+        }
         long wakeUp = leaderWakeUp;
         if (wakeUp != TimingWheel.NONE && now - wakeUp > MasterLoop.GIVE_WAY_AFTER_NANOS
                 && now - publisherGaveWayAt > PUBLISHER_GIVE_WAY_EVERY_NANOS) {
@@ -1265,7 +1279,7 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             for (Worker w : workers) {
-                ScheduledTask<?> task = w.running; // written by its worker without the lock: a description only
+                ScheduledTask<?> task = w.progress.running; // written by its worker without the lock: a description
                 if (task != null) {
                     sink.add(task);
                 }
@@ -1336,10 +1350,10 @@ final class WorkerPool extends Dispatcher {
         boolean claimed;
 
         /**
-         * The task this worker runs now, or null: to name it when a virtual clock gives up waiting for it. Plain
-         * writes, read by others without order: a description, never a decision.
+         * The runs it started and the task it runs now, if any ({@link StallWatch}): the task names it when a virtual
+         * clock gives up waiting for it. Made as the worker enlists; plain writes, read by others without order.
          */
-        ScheduledTask<?> running;
+        StallWatch.Progress progress;
 
         /** The form in which it runs (see {@link TaskRunner#userTask}), taken before the claim. */
         Runnable userTask;
@@ -1450,9 +1464,10 @@ final class WorkerPool extends Dispatcher {
             if (host.isStopping()) {
                 thread.interrupt();
             }
-            running = task;
+            progress.running = task;
+            progress.started++;
             runner.run(task, userTask, runsDirectly, thread, lateness);
-            running = null;
+            progress.running = null;
             return task.isFailed();
         }
 
