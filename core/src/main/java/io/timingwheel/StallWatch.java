@@ -60,6 +60,7 @@ final class StallWatch {
     private volatile long lookedAt = NEVER;
     private volatile int startedThen;
 
+    /** Adds a worker's progress; callers take turns (the pool's lock), publishers read the roster without it. */
     void add(Progress progress) {
         Progress[] r = roster;
         Progress[] next = Arrays.copyOf(r, r.length + 1);
@@ -67,6 +68,7 @@ final class StallWatch {
         roster = next;
     }
 
+    /** Removes a worker's progress, if present; callers take turns, as for {@link #add}. */
     void remove(Progress progress) {
         Progress[] r = roster;
         for (int i = 0; i < r.length; i++) {
