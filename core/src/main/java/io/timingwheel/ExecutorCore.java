@@ -69,7 +69,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         if (settings.workerExecutor() != null) {
             this.dispatcher = new ExternalDispatcher(this, runner, settings.workerExecutor());
         } else {
-            ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
+            ownPool = new WorkerPool(name, this, runner, gate, poolSettings,
+                    clock.isVirtual() ? 0 : settings.deadlineSpinNanos());
             this.dispatcher = ownPool;
             ownPool.listenToGate();
         }

@@ -23,7 +23,9 @@ import java.util.function.LongSupplier;
  * deadline itself, as the JDK's workers wait for the head of their heap: one worker, the leader, waits with a timeout
  * until the first deadline, the others without one until they are signalled. So a timer reaches a worker that is
  * already waiting for it, and wakes one thread when it falls due, not two (the master, then a worker); the master
- * wakes once per hand-over, a little ahead of the deadlines it covers.
+ * wakes once per hand-over, a little ahead of the deadlines it covers. A leader whose deadline is nearer than a park
+ * can keep (the kernel's timer slack, {@link #DEFAULT_DEADLINE_SPIN_NANOS}) spins for it instead, yielding its core at
+ * every turn, and watches for arrivals itself ({@link #spinUntil}).
  *
  * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
  * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
@@ -128,6 +130,16 @@ final class WorkerPool extends Dispatcher {
      */
     private static final int OUTSIDE_LOCK_SPINS = 512;
 
+    /**
+     * How close to the first task's deadline the leader spins rather than parks, unless the builder says otherwise
+     * ({@link TimingWheelExecutor.Builder#deadlineSpin}): 50 µs, the kernel's timer slack for a thread, by which a timed
+     * park overruns anyway. Parks of 10 µs for deadlines 10 µs apart returned after 80 to 100 µs on the development
+     * machine, and now and then after a millisecond or more (a virtual core that halted comes back when its host
+     * schedules it), so timers due at once a few tens of microseconds apart ran some 50 µs late as a rule, and a
+     * millisecond late at times, as on the JDK's executor, whose workers park the same way. See {@link #spinUntil}.
+     */
+    static final long DEFAULT_DEADLINE_SPIN_NANOS = 50_000;
+
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
@@ -188,6 +200,18 @@ final class WorkerPool extends Dispatcher {
     /** The worker that waits, with a timeout, for the first task's deadline; null if none does. */
     private Worker leader;
 
+    /** The leader while it spins for a deadline near ({@link #spinUntil}); null else. Guarded by the lock. */
+    private Worker spinner;
+
+    /**
+     * Set under the lock when a task due now, or due before the first one, is queued while the {@link #spinner}
+     * spins: it is not counted as waiting, so {@link #wakeFor} tells it so instead of signalling it.
+     */
+    private volatile boolean spinnerCalled;
+
+    /** How close to the first deadline its leader spins rather than parks; 0 for never (a virtual clock). */
+    private final long deadlineSpinNanos;
+
     /** The worker whose hand holds tasks, or null: at most one does (see the class comment); guarded by the lock. */
     private Worker handHolder;
 
@@ -212,7 +236,13 @@ final class WorkerPool extends Dispatcher {
     private final OrderGate gate;
     private final PoolSettings settings;
 
-    WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings) {
+    /**
+     * @param deadlineSpinNanos how close to the first deadline its leader spins rather than parks ({@link #spinUntil});
+     *     0 for never, as with a virtual clock, whose time does not pass while a worker spins
+     */
+    WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings,
+               long deadlineSpinNanos) {
+        this.deadlineSpinNanos = deadlineSpinNanos;
         this.executorName = executorName;
         this.host = host;
         this.runner = runner;
@@ -468,6 +498,9 @@ final class WorkerPool extends Dispatcher {
      */
     private void wakeFor(int dueNow, boolean newHead) {
         int signals = Math.min(dueNow, waitingWorkers);
+        if (spinner != null && (dueNow > 0 || newHead)) {
+            spinnerCalled = true;
+        }
         if (newHead) {
             resign();
             signals = Math.max(signals, Math.min(1, waitingWorkers));
@@ -720,7 +753,11 @@ final class WorkerPool extends Dispatcher {
                     continue;
                 }
                 if (leader == null) {
-                    awaitDeadline(worker, deadline, wait);
+                    if (wait <= deadlineSpinNanos) {
+                        spinUntil(worker, deadline);
+                    } else {
+                        awaitDeadline(worker, deadline, wait);
+                    }
                     continue;
                 }
                 // a follower: it waits as an idle worker, and the leader signals one when it takes the task
@@ -819,6 +856,68 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
+     * Leads the wait for the first task's {@code deadline}, near ({@link #deadlineSpinNanos} or less), by spinning
+     * rather than parking, the lock let go of meanwhile: a park that short would overrun the deadline by the kernel's
+     * timer slack (see {@link #DEFAULT_DEADLINE_SPIN_NANOS}). Each turn of the spin yields the core to any other thread
+     * ready to run on it: three threads sharing two cores (a producer, the master, this worker), a worker that only
+     * hinted the spin kept the others off its core and made the timers due first later. The spinning worker is not
+     * counted as waiting, so no publisher takes the lock to signal it; it watches for them instead, and looks again at
+     * the deadline or as soon as a task arrives: a publisher's claim in the arrivals, the master's published hand-over,
+     * or a task queued under the lock due now or before its deadline ({@link #wakeFor}).
+     */
+    private void spinUntil(Worker worker, long deadline) {
+        long claims = beginSpin(worker, deadline);
+        if (claims < 0) {
+            return;
+        }
+        lock.unlock();
+        try {
+            while (host.now() - deadline < 0 && !spinShouldEnd(claims)) {
+                Thread.yield();
+            }
+        } finally {
+            lock.lock();
+            endSpin(worker);
+        }
+    }
+
+    /**
+     * The step into a spin, under the lock: reads the arrivals' claims, looks at the arrivals as a worker does before it
+     * waits ({@link #enterWait}), then makes the worker the leader and the spinner. A publisher claims its place, then
+     * reads the count of waiting workers; here the count of claims is read first: a claim before that read is seen by
+     * the look (and moved in), one after it changes the count the spinner watches.
+     *
+     * @return the count of claims to watch, or -1 if tasks arrived (the worker looks again, and does not spin)
+     */
+    private long beginSpin(Worker worker, long deadline) {
+        long claims = arrivals.claimedCount();
+        if (!enterWait()) {
+            return -1;
+        }
+        waitingWorkers--; // not counted as waiting: it watches the arrivals itself
+        lead(worker, deadline);
+        spinner = worker;
+        spinnerCalled = false;
+        return claims;
+    }
+
+    /**
+     * @return whether a task arrived since the spin began ({@code claims} as {@link #beginSpin} read them), or was
+     *     queued for the spinner to look at; without the lock
+     */
+    private boolean spinShouldEnd(long claims) {
+        return spinnerCalled || published != null || arrivals.claimedCount() != claims;
+    }
+
+    /** The spin is over; the lock is held. */
+    private void endSpin(Worker worker) {
+        spinner = null;
+        if (leader == worker) {
+            resign();
+        }
+    }
+
+    /**
      * Makes the worker, counted as waiting and past its look at the arrivals, the leader of the wait for
      * {@code deadline}; the lock is held. A publisher that sees the count but not yet this wake-up reads
      * {@link TimingWheel#NONE} and wakes a worker, as without a leader; one that sees it wakes nobody for a task due no
@@ -893,6 +992,25 @@ final class WorkerPool extends Dispatcher {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * For the jcstress test of the arrivals against a leader's spin: a worker's step into the spin for
+     * {@code deadline}, under the lock, as in {@link #spinUntil}. @return the count of claims it watches, or -1 if it
+     * would look again instead
+     */
+    long beginSpinForStress(long deadline) {
+        lock.lock();
+        try {
+            return beginSpin(new Worker(), deadline);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For the same test: whether a spin begun with {@code claims} would end now (a look of its loop). */
+    boolean spinShouldEndForStress(long claims) {
+        return spinShouldEnd(claims);
     }
 
     /**
@@ -1330,6 +1448,9 @@ final class WorkerPool extends Dispatcher {
             }
             due.clear(); // what is left are stragglers that left NEW: taken back, cancelled, returned
             workAvailable.signalAll(); // the waiting workers leave now
+            if (spinner != null) {
+                spinnerCalled = true; // and a spinning one
+            }
             return workers.isEmpty() ? Closing.NO_THREADS_LEFT : Closing.THREADS_LEAVING;
         } finally {
             lock.unlock();

@@ -46,8 +46,9 @@
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
  *       task due at once, or within 50 ms (the pool's straight reach), goes straight to the dispatcher: it is
  *       appended to the pool's arrivals (a {@code FetchAddQueue}, no lock), which the next holder of the pool's lock
- *       moves into the workers' queue, where the worker that leads waits for its deadline, as the JDK's does; the
- *       producer takes the lock only to wake a waiting worker. Otherwise the task is offered
+ *       moves into the workers' queue, where the worker that leads waits for its deadline, as the JDK's does (for a
+ *       deadline nearer than the kernel's timer slack it spins instead, yielding its core, and watches the arrivals
+ *       itself); the producer takes the lock only to wake a waiting worker. Otherwise the task is offered
  *       to the master's inbox ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer
  *       threads, so that producers on different cores do not contend for one cache line; an offer is one atomic add
  *       and a store into an array slot, no lock; an array chunk per thousand offers). Only if it is due before the

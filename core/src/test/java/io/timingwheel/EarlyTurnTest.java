@@ -25,7 +25,7 @@ class EarlyTurnTest {
             }
         };
         WorkerPool pool = new WorkerPool("test", host, newRunner(host), new OrderGate(),
-                new PoolSettings(1, daemons("early-turn-test-worker")));
+                new PoolSettings(1, daemons("early-turn-test-worker")), 0);
         long before = host.now();
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, before + TimeUnit.SECONDS.toNanos(30));
         assertTrue(pool.dispatch(task));
@@ -45,7 +45,7 @@ class EarlyTurnTest {
         FrozenTimeHost host = new FrozenTimeHost();
         OrderGate gate = new OrderGate();
         WorkerPool pool = new WorkerPool("test", new PlainDispatcherHost(), newRunner(new PlainDispatcherHost()), gate,
-                new PoolSettings(1, daemons("early-turn-test-worker")));
+                new PoolSettings(1, daemons("early-turn-test-worker")), 0);
         long lead = WorkerPool.HAND_OVER_AHEAD_NANOS - WorkerPool.HAND_OVER_AHEAD_NANOS / 10;
         MasterLoop master = new MasterLoop("early-turn-test", host, new TimingWheel<>(MS, 64), pool, gate,
                 WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, MS, false, null);

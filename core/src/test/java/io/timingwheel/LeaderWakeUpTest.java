@@ -146,6 +146,6 @@ class LeaderWakeUpTest {
             thread.setDaemon(true);
             return thread;
         };
-        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons), 0);
     }
 }

@@ -138,7 +138,7 @@ class StallWatchTest {
         };
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", host.clock, -1));
-        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons), 0);
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

@@ -35,7 +35,7 @@ final class StressDispatcherHost implements DispatcherHost {
 
     /** @return the same with these settings (a test that lets its workers retire sets the keep-alive) */
     WorkerPool workerPool(PoolSettings settings) {
-        WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings);
+        WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings, 0);
         pool.listenToGate();
         return pool;
     }

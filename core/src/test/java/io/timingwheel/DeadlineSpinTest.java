@@ -1,0 +1,135 @@
+package io.timingwheel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leader's spin for a deadline near ({@code WorkerPool.spinUntil}): it spins only for a deadline within the pool's
+ * spin, parks for a later one, and, not counted as waiting, watches for what would otherwise signal it: a publisher's
+ * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing. The pools
+ * here spin for deadlines up to a minute away, so a spin that missed any of them would outlast the test's wait.
+ */
+class DeadlineSpinTest {
+    private static final long SPIN = TimeUnit.SECONDS.toNanos(60);
+    private static final long TOLERANCE = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** How far the deadline a test's leader spins for is: beyond the test's waits, so only a look ends the spin. */
+    private static final long SPUN_FOR = TimeUnit.SECONDS.toNanos(50);
+
+    private final PlainDispatcherHost host = new PlainDispatcherHost();
+    private final AtomicReference<Thread> workerThread = new AtomicReference<>();
+
+    @Test
+    void theLeaderParksForADeadlineBeyondTheSpinAndSpinsForOneWithinIt() throws Exception {
+        WorkerPool pool = newPool(TimeUnit.SECONDS.toNanos(10));
+        RunnableTask far = lead(pool, TimeUnit.SECONDS.toNanos(30));
+        TimingWheelExecutorTest.await("the leader parks for a deadline 30 s away",
+                () -> workerThread.get().getState() == Thread.State.TIMED_WAITING);
+
+        RunnableTask near = task(host.now() + TimeUnit.SECONDS.toNanos(5), () -> { });
+        assertTrue(pool.dispatch(near)); // due before the leader wakes: its publisher wakes it
+        TimingWheelExecutorTest.await("the leader leads the wait for the deadline 5 s away", () -> leads(pool, near));
+        assertEquals(Thread.State.RUNNABLE, workerThread.get().getState(), "it spins for it");
+
+        far.cancel(false);
+        near.cancel(false);
+        close(pool, near);
+    }
+
+    @Test
+    void aSpinningLeaderRunsATaskDueNowAsItArrives() throws Exception {
+        WorkerPool pool = newPool(SPIN);
+        CountDownLatch ran = new CountDownLatch(1);
+        RunnableTask spunFor = lead(pool, SPUN_FOR);
+        assertEquals(Thread.State.RUNNABLE, workerThread.get().getState(), "it spins");
+
+        // Its publisher wakes no one: no worker is counted as waiting. The spinner sees its claim.
+        assertTrue(pool.dispatch(task(host.now(), ran::countDown)));
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "the spinning leader saw the arrival and ran it");
+        assertTrue(spunFor.isPending(), "the task it spins for is not due");
+        TimingWheelExecutorTest.await("it spins for its deadline again", () -> leads(pool, spunFor));
+
+        spunFor.cancel(false);
+        close(pool, spunFor);
+    }
+
+    @Test
+    void aSpinningLeaderMovesInTheMastersPublishedHandOver() throws Exception {
+        WorkerPool pool = newPool(SPIN);
+        RunnableTask spunFor = lead(pool, SPUN_FOR);
+
+        // Not due, and small: the master publishes it without the lock and wakes nobody, as no worker is counted as
+        // waiting. The spinner moves it in and spins for its earlier deadline.
+        RunnableTask handedOver = task(host.now() + SPUN_FOR / 2, () -> { });
+        pool.dispatchAll(handOverOf(handedOver));
+        TimingWheelExecutorTest.await("the leader spins for the hand-over's earlier deadline",
+                () -> leads(pool, handedOver));
+
+        spunFor.cancel(false);
+        handedOver.cancel(false);
+        close(pool, handedOver);
+    }
+
+    @Test
+    void aSpinningLeaderRunsADueTaskTheMasterQueuesUnderTheLock() throws Exception {
+        WorkerPool pool = newPool(SPIN);
+        CountDownLatch ran = new CountDownLatch(1);
+        RunnableTask spunFor = lead(pool, SPUN_FOR);
+
+        pool.dispatchAll(handOverOf(task(host.now(), ran::countDown))); // due: queued under the lock, no publication
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "the master's queuing told the spinning leader, which ran it");
+
+        spunFor.cancel(false);
+        close(pool, spunFor);
+    }
+
+    /** Queues a task due {@code nanos} from now and starts the worker: returns once the worker leads the wait for it. */
+    private RunnableTask lead(WorkerPool pool, long nanos) throws Exception {
+        RunnableTask task = task(host.now() + nanos, () -> { });
+        assertTrue(pool.dispatch(task));
+        pool.prestart();
+        TimingWheelExecutorTest.await("the worker leads the wait", () -> leads(pool, task));
+        return task;
+    }
+
+    /** @return whether a worker leads the wait for {@code task}'s deadline, and for no earlier one */
+    private static boolean leads(WorkerPool pool, RunnableTask task) {
+        return pool.deadlineWaitOverdue(() -> task.deadline + TOLERANCE + 1, TOLERANCE)
+                && !pool.deadlineWaitOverdue(() -> task.deadline + TOLERANCE, TOLERANCE);
+    }
+
+    /** The pool closes, its tasks cancelled: returns once the leader has left its wait for {@code last}. */
+    private static void close(WorkerPool pool, RunnableTask last) throws Exception {
+        // BUSY until the worker has booked the end of a run it just made
+        TimingWheelExecutorTest.await("the pool closes",
+                () -> pool.close(() -> true) == Dispatcher.Closing.THREADS_LEAVING);
+        TimingWheelExecutorTest.await("the leader has left its wait, told by the closing",
+                () -> !pool.deadlineWaitOverdue(() -> last.deadline + TimeUnit.SECONDS.toNanos(1), TOLERANCE));
+    }
+
+    private static RunnableTask task(long deadline, Runnable action) {
+        return new RunnableTask(new PlainTaskHost(), action, deadline);
+    }
+
+    private static HandOver handOverOf(RunnableTask task) {
+        HandOver handOver = new HandOver(new OrderGate(), () -> { });
+        handOver.accept(task);
+        return handOver;
+    }
+
+    private WorkerPool newPool(long spinNanos) {
+        TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
+                new Instrumentation("test", host.clock, -1));
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, runnable -> {
+            Thread thread = new Thread(runnable, "deadline-spin-test-worker");
+            thread.setDaemon(true);
+            workerThread.set(thread);
+            return thread;
+        }), spinNanos);
+    }
+}
