@@ -113,7 +113,7 @@ public final class ComparisonRunner {
                 report.setting(HarnessRows.settings());
             }
             OnTimeRows onTime = new OnTimeRows(ON_TIME_IMPLS, options.rounds)
-                    .addComparisonRows(table, key -> options.selected(key, true)).addEarlyRow(table);
+                    .addComparisonRows(table, key -> options.selected(key, !key.equals("steady"))).addEarlyRow(table);
             if (!onTime.isEmpty()) {
                 onTime.run();
                 report.setting(onTime.settings());
@@ -124,8 +124,8 @@ public final class ComparisonRunner {
             new PendingCurve(options.chart).run(table);
         }
         report.reading("Figure: the median of the measured iterations. Ratio: figure / STPE(1) figure from the same"
-                + " run. M ops/s: millions of operations per second, higher is better; µs, bytes, ms/s, 1/s, ns/op:"
-                + " costs, lower is better.");
+                + " run. M ops/s: millions of operations per second, higher is better; µs, bytes, ms/s, 1/s, ns/op,"
+                + " % (CPU): costs, lower is better.");
         report.reading("n/a: the implementation cannot run on this JDK (ForkJoinPool schedules since JDK 25);"
                 + " –: not measured for it (e.g. Netty's 100 ms tick cannot sustain cancel-heavy loads).");
         report.append(table.markdown());

@@ -32,7 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code firing WORKERS}: the firing rate: as many producer threads as workers schedule tasks due at once (a
  *       delay of 1 ns, so each goes through the scheduler's timer structure), {@value #FIRING_BATCH} per batch all
  *       together, and the batch ends when all have run; tasks completed per second, the median of
- *       {@value #FIRING_MEASURED} batches after {@value #FIRING_WARMUPS} warm-up ones.</li>
+ *       {@value #FIRING_MEASURED} batches after {@value #FIRING_WARMUPS} warm-up ones;</li>
+ *   <li>{@code steady WORKERS PER_MS}: what steady firing costs: {@code PER_MS} timers a millisecond (default
+ *       {@value #STEADY_DEFAULT_PER_MS}) fall due over {@value #STEADY_WINDOW_MILLIS} ms, deadlines uniform, all
+ *       scheduled before the first falls due; the process's CPU time over the window but its first and last
+ *       {@value #STEADY_EDGE_MILLIS} ms, as a percentage of one core ({@code cpuPct}: the scheduler's threads, and what
+ *       else the JVM does meanwhile), and the timers' lateness, in band {@code <PER_MS>perMs}. Measured on a fresh
+ *       executor after {@value #WARM_UP_ROUNDS} rounds of the same on executors of their own.</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
@@ -78,11 +84,20 @@ public final class OnTimeHarness {
     static final int FIRING_MEASURED = 5;
 
     /** The parts, by the name the command line and {@link OnTimeRows} use. */
-    static final java.util.List<String> PARTS = java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing");
+    static final java.util.List<String> PARTS =
+            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady");
+
+    static final int STEADY_DEFAULT_PER_MS = 100;
+    static final long STEADY_WINDOW_MILLIS = 2_000;
+    static final long STEADY_EDGE_MILLIS = 100;
+
+    /** How long after its first schedule a steady round's first deadline comes: time to schedule them all. */
+    static final long STEADY_LEAD_MILLIS = 500;
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing IMPL [WORKERS]");
+            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady IMPL"
+                    + " [WORKERS [PER_MS]]");
             System.exit(2);
         }
         String impl = args[1];
@@ -96,6 +111,8 @@ public final class OnTimeHarness {
             case "duenow": dueNow(impl, workers); break;
             case "heartbeat": heartbeat(impl); break;
             case "firing": firing(impl, workers); break;
+            case "steady": steady(impl, workers, args.length > 3 ? Integer.parseInt(args[3]) : STEADY_DEFAULT_PER_MS);
+                break;
             default: throw new IllegalArgumentException("unknown part " + args[0]);
         }
         System.exit(0); // the schedulers' threads are daemons, but do not wait for anything
@@ -316,6 +333,57 @@ public final class OnTimeHarness {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+    // steady firing: its cost
+
+    static void steady(String impl, int workers, int perMs) throws InterruptedException {
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            steadyRound(impl, workers, perMs, 7 + round, false);
+        }
+        settleHeap();
+        steadyRound(impl, workers, perMs, 42, true);
+    }
+
+    private static void steadyRound(String impl, int workers, int perMs, long seed, boolean measured)
+            throws InterruptedException {
+        int count = (int) (perMs * STEADY_WINDOW_MILLIS);
+        long[] lateness = new long[count];
+        CountDownLatch done = new CountDownLatch(count);
+        SplittableRandom random = new SplittableRandom(seed);
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        try (Subject subject = Subject.create(impl, workers)) {
+            long first = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STEADY_LEAD_MILLIS);
+            long window = TimeUnit.MILLISECONDS.toNanos(STEADY_WINDOW_MILLIS);
+            for (int i = 0; i < count; i++) {
+                long deadline = first + random.nextLong(window);
+                subject.schedule(new Timer(lateness, i, deadline, done), deadline - System.nanoTime());
+            }
+            long edge = TimeUnit.MILLISECONDS.toNanos(STEADY_EDGE_MILLIS);
+            sleepUntil(first + edge);
+            WindowCounters before = WindowCounters.read();
+            long cpuBefore = os.getProcessCpuTime();
+            long start = System.nanoTime();
+            sleepUntil(first + window - edge);
+            long cpu = os.getProcessCpuTime() - cpuBefore;
+            long elapsed = System.nanoTime() - start;
+            WindowCounters counters = WindowCounters.read().since(before);
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(subject.name + ": " + done.getCount() + " timers never ran");
+            }
+            if (measured) {
+                report("steady", impl, perMs + "perMs", workers, lateness, counters,
+                        " cpuPct=" + Harness.fmt(100.0 * cpu / elapsed));
+            }
+        }
+    }
+
+    private static void sleepUntil(long time) {
+        for (long left = time - System.nanoTime(); left > 0; left = time - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
     // heartbeat
 
     static void heartbeat(String impl) throws InterruptedException {
@@ -443,6 +511,12 @@ public final class OnTimeHarness {
     }
 
     static void report(String part, String impl, String band, int workers, long[] lateness, WindowCounters counters) {
+        report(part, impl, band, workers, lateness, counters, "");
+    }
+
+    /** The same, with {@code extra} fields at the end. */
+    static void report(String part, String impl, String band, int workers, long[] lateness, WindowCounters counters,
+                       String extra) {
         long[] sorted = lateness.clone();
         Arrays.sort(sorted);
         long early = 0;
@@ -456,6 +530,6 @@ public final class OnTimeHarness {
                 + " p99us=" + Harness.fmt(Harness.percentile(sorted, 0.99) / 1e3)
                 + " p999us=" + Harness.fmt(Harness.percentile(sorted, 0.999) / 1e3)
                 + " maxUs=" + Harness.fmt(sorted.length == 0 ? 0 : sorted[sorted.length - 1] / 1e3)
-                + " early=" + early + " " + counters.fields());
+                + " early=" + early + " " + counters.fields() + extra);
     }
 }

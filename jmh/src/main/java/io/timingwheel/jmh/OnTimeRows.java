@@ -93,6 +93,12 @@ final class OnTimeRows {
                     "1 ms fixed-rate heartbeat during a burst of 200 000 timers: p99 of its runs' lateness", "µs");
             add(table, "heartbeat", "all", 1, "maxUs", "heartbeat during a burst: max", "µs");
         }
+        if (selected.test("steady")) {
+            String steady = "steady firing, 100 timers/ms scheduled ahead, 1 worker";
+            add(table, "steady", "100perMs", 1, "cpuPct", steady + ": process CPU, % of one core", "%");
+            add(table, "steady", "100perMs", 1, "p50us", "steady firing, 100 timers/ms: p50", "µs");
+            add(table, "steady", "100perMs", 1, "p99us", "steady firing, 100 timers/ms: p99", "µs");
+        }
         return this;
     }
 
