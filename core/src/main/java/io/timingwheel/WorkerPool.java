@@ -864,6 +864,11 @@ final class WorkerPool extends Dispatcher {
      * counted as waiting, so no publisher takes the lock to signal it; it watches for them instead, and looks again at
      * the deadline or as soon as a task arrives: a publisher's claim in the arrivals, the master's published hand-over,
      * or a task queued under the lock due now or before its deadline ({@link #wakeFor}).
+     *
+     * <p>Known cost, measured and not yet fixed: a yield hands the core to a thread that wants all of it (a JIT
+     * compiler thread) for that thread's whole slice, 1-4 ms, and the kernel does not move the spinner, which ran a
+     * moment ago, to the other core even while that one is idle; a parked worker's wake-up would preempt the compiler
+     * instead. Tasks due at once among close timers then wait that long (the README's "On time").
      */
     private void spinUntil(Worker worker, long deadline) {
         long claims = beginSpin(worker, deadline);
