@@ -1162,7 +1162,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
          * the deadline or as soon as a task arrives. It costs CPU time only where deadlines fall that close together:
          * with one worker and 100 000 timers a second falling due, a worker that would sleep between them keeps a
          * core busy instead (the README gives the figures); with a few thousand a second, next to nothing. Among
-         * such timers, a task due at once that finds the worker parked started some 15 microseconds later at the
+         * such timers, a task due at once that finds the worker parked started 15 to 20 microseconds later at the
          * median than with the spin off (measured on a 2-core virtual machine). {@code 0}
          * turns the spin off: the workers park for every deadline, as the JDK's do. Not used with a
          * {@link #workerExecutor}, whose threads wait as that executor has them, nor with a virtual {@link #clock}.
