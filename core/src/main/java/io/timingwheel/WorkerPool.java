@@ -140,6 +140,19 @@ final class WorkerPool extends Dispatcher {
      */
     static final long DEFAULT_DEADLINE_SPIN_NANOS = 50_000;
 
+    /**
+     * A turn of the leader's spin (one yield) that took longer than this was robbed: another thread held the core for
+     * its slice, as a JIT compiler thread does for 1 to 4 ms ({@link #spinUntil}). An uncontended yield returns within
+     * microseconds, and one that lets a producer or the master run a moment within tens of them.
+     */
+    static final long ROBBED_TURN_NANOS = 200_000;
+
+    /**
+     * How long the leader parks, rather than spins, for near deadlines after a robbed turn: a thread that takes a whole
+     * slice, a compiler, is at work for longer than one, and each turn would hand it the core again.
+     */
+    static final long SPIN_BACK_OFF_NANOS = 5_000_000;
+
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
@@ -212,6 +225,18 @@ final class WorkerPool extends Dispatcher {
     /** How close to the first deadline its leader spins rather than parks; 0 for never (a virtual clock). */
     private final long deadlineSpinNanos;
 
+    /** A turn of the spin longer than this was robbed ({@link #ROBBED_TURN_NANOS}); a parameter for the tests. */
+    private final long robbedTurnNanos;
+
+    /** How long the leader parks for near deadlines after a robbed turn ({@link #SPIN_BACK_OFF_NANOS}). */
+    private final long spinBackOffNanos;
+
+    /** Whether the leader parks for near deadlines until {@link #spinResumesAt}, after a robbed turn; under the lock. */
+    private boolean spinBackedOff;
+
+    /** When the leader may spin again after a robbed turn; under the lock, meaningful while {@link #spinBackedOff}. */
+    private long spinResumesAt;
+
     /** The worker whose hand holds tasks, or null: at most one does (see the class comment); guarded by the lock. */
     private Worker handHolder;
 
@@ -242,7 +267,19 @@ final class WorkerPool extends Dispatcher {
      */
     WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings,
                long deadlineSpinNanos) {
+        this(executorName, host, runner, gate, settings, deadlineSpinNanos, ROBBED_TURN_NANOS, SPIN_BACK_OFF_NANOS);
+    }
+
+    /**
+     * @param robbedTurnNanos how long a turn of the spin may take before the spin counts it robbed
+     *     ({@link #ROBBED_TURN_NANOS}; {@code Long.MAX_VALUE} for never)
+     * @param spinBackOffNanos how long the leader then parks for near deadlines ({@link #SPIN_BACK_OFF_NANOS})
+     */
+    WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings,
+               long deadlineSpinNanos, long robbedTurnNanos, long spinBackOffNanos) {
         this.deadlineSpinNanos = deadlineSpinNanos;
+        this.robbedTurnNanos = robbedTurnNanos;
+        this.spinBackOffNanos = spinBackOffNanos;
         this.executorName = executorName;
         this.host = host;
         this.runner = runner;
@@ -747,13 +784,14 @@ final class WorkerPool extends Dispatcher {
             }
             if (!due.isEmpty() && !host.isStopping()) {
                 long deadline = due.peekDeadline();
-                long wait = deadline - host.now();
+                long now = host.now();
+                long wait = deadline - now;
                 if (wait <= 0) {
                     awaitGate(deadline);
                     continue;
                 }
                 if (leader == null) {
-                    if (wait <= deadlineSpinNanos) {
+                    if (wait <= deadlineSpinNanos && maySpin(now)) {
                         spinUntil(worker, deadline);
                     } else {
                         awaitDeadline(worker, deadline, wait);
@@ -865,10 +903,12 @@ final class WorkerPool extends Dispatcher {
      * the deadline or as soon as a task arrives: a publisher's claim in the arrivals, the master's published hand-over,
      * or a task queued under the lock due now or before its deadline ({@link #wakeFor}).
      *
-     * <p>Known cost, measured and not yet fixed: a yield hands the core to a thread that wants all of it (a JIT
-     * compiler thread) for that thread's whole slice, 1-4 ms, and the kernel does not move the spinner, which ran a
-     * moment ago, to the other core even while that one is idle; a parked worker's wake-up would preempt the compiler
-     * instead. Tasks due at once among close timers then wait that long (the README's "On time").
+     * <p>A yield hands the core to a thread that wants all of it (a JIT compiler thread) for that thread's whole
+     * slice, 1-4 ms, and the kernel does not move the spinner, which ran a moment ago, to the other core even while
+     * that one is idle; a parked worker's wake-up is placed anew instead. So a turn that took longer than
+     * {@link #ROBBED_TURN_NANOS} ends the spin, and for {@link #SPIN_BACK_OFF_NANOS} after it the leader parks for near
+     * deadlines as for far ones: the robbed turn itself is not undone (tasks due at once among close timers waited that
+     * long, the README's "On time"), the next ones are not handed over while the compiler is still at work.
      */
     private void spinUntil(Worker worker, long deadline) {
         long claims = beginSpin(worker, deadline);
@@ -876,14 +916,38 @@ final class WorkerPool extends Dispatcher {
             return;
         }
         lock.unlock();
+        boolean robbed = false;
+        long turnEnd = host.now();
         try {
-            while (host.now() - deadline < 0 && !spinShouldEnd(claims)) {
+            while (turnEnd - deadline < 0 && !spinShouldEnd(claims)) {
+                long turnStart = turnEnd;
                 Thread.yield();
+                turnEnd = host.now();
+                if (turnEnd - turnStart > robbedTurnNanos) {
+                    robbed = true; // the task is most likely due by now: the caller looks, and parks for what follows
+                    break;
+                }
             }
         } finally {
             lock.lock();
             endSpin(worker);
+            if (robbed) {
+                spinBackedOff = true;
+                spinResumesAt = turnEnd + spinBackOffNanos;
+            }
         }
+    }
+
+    /**
+     * @return whether the leader may spin for a near deadline at {@code now}: not within the back-off after a robbed
+     *     turn ({@link #SPIN_BACK_OFF_NANOS}); the lock is held
+     */
+    private boolean maySpin(long now) {
+        if (spinBackedOff && now - spinResumesAt < 0) {
+            return false;
+        }
+        spinBackedOff = false;
+        return true;
     }
 
     /**

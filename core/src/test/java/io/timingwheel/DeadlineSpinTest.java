@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The leader's spin for a deadline near ({@code WorkerPool.spinUntil}): it spins only for a deadline within the pool's
  * spin, parks for a later one, and, not counted as waiting, watches for what would otherwise signal it: a publisher's
- * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing. The pools
- * here spin for deadlines up to a minute away, so a spin that missed any of them would outlast the test's wait.
+ * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing; and a turn
+ * robbed of its core (another thread held it for a slice) sends the leader to park for near deadlines for a while. The
+ * pools here spin for deadlines up to a minute away, so a spin that missed any of them would outlast the test's wait.
  */
 class DeadlineSpinTest {
     private static final long SPIN = TimeUnit.SECONDS.toNanos(60);
@@ -21,7 +22,11 @@ class DeadlineSpinTest {
     /** How far the deadline a test's leader spins for is: beyond the test's waits, so only a look ends the spin. */
     private static final long SPUN_FOR = TimeUnit.SECONDS.toNanos(50);
 
-    private final PlainDispatcherHost host = new PlainDispatcherHost();
+    /** For the back-off's test: a robbed turn, and the back-off after it, in the host's time (its clock jumps). */
+    private static final long ROBBED_TURN = TimeUnit.SECONDS.toNanos(10);
+    private static final long BACK_OFF = TimeUnit.SECONDS.toNanos(20);
+
+    private final JumpingHost host = new JumpingHost();
     private final AtomicReference<Thread> workerThread = new AtomicReference<>();
 
     @Test
@@ -88,6 +93,29 @@ class DeadlineSpinTest {
         close(pool, spunFor);
     }
 
+    @Test
+    void aLeaderRobbedOfItsCoreParksForNearDeadlinesUntilTheBackOffIsOver() throws Exception {
+        WorkerPool pool = newPool(SPIN, ROBBED_TURN, BACK_OFF);
+        RunnableTask spunFor = lead(pool, SPUN_FOR);
+        assertEquals(Thread.State.RUNNABLE, workerThread.get().getState(), "it spins");
+
+        // A turn of the spin that took a robbed turn's length: the host's clock jumps while the leader spins.
+        host.jump(ROBBED_TURN + TimeUnit.SECONDS.toNanos(1));
+        TimingWheelExecutorTest.await("the robbed leader parks for the same near deadline",
+                () -> workerThread.get().getState() == Thread.State.TIMED_WAITING && leads(pool, spunFor));
+
+        // The back-off is over: for a task due before the leader wakes, its publisher wakes it, and it spins again.
+        host.jump(BACK_OFF + TimeUnit.SECONDS.toNanos(1));
+        RunnableTask nearer = task(host.now() + TimeUnit.SECONDS.toNanos(5), () -> { });
+        assertTrue(pool.dispatch(nearer));
+        TimingWheelExecutorTest.await("the leader leads the wait for the nearer deadline", () -> leads(pool, nearer));
+        assertEquals(Thread.State.RUNNABLE, workerThread.get().getState(), "it spins for it");
+
+        spunFor.cancel(false);
+        nearer.cancel(false);
+        close(pool, nearer);
+    }
+
     /** Queues a task due {@code nanos} from now and starts the worker: returns once the worker leads the wait for it. */
     private RunnableTask lead(WorkerPool pool, long nanos) throws Exception {
         RunnableTask task = task(host.now() + nanos, () -> { });
@@ -122,7 +150,12 @@ class DeadlineSpinTest {
         return handOver;
     }
 
+    /** A pool whose spin is never robbed: a turn of a real yield, however long on a loaded machine, counts as one. */
     private WorkerPool newPool(long spinNanos) {
+        return newPool(spinNanos, Long.MAX_VALUE, BACK_OFF);
+    }
+
+    private WorkerPool newPool(long spinNanos, long robbedTurnNanos, long backOffNanos) {
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", host.clock, -1));
         return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, runnable -> {
@@ -130,6 +163,20 @@ class DeadlineSpinTest {
             thread.setDaemon(true);
             workerThread.set(thread);
             return thread;
-        }), spinNanos);
+        }), spinNanos, robbedTurnNanos, backOffNanos);
+    }
+
+    /** The real clock's time plus the jumps a test made. */
+    private static final class JumpingHost extends PlainDispatcherHost {
+        private volatile long jumped;
+
+        void jump(long nanos) {
+            jumped += nanos; // the test's thread alone jumps
+        }
+
+        @Override
+        public long now() {
+            return super.now() + jumped;
+        }
     }
 }
