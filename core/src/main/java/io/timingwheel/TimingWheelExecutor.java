@@ -1161,8 +1161,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
          * as a rule. A spinning worker yields its core to any other thread ready to run at every turn, and stops at
          * the deadline or as soon as a task arrives; if a turn finds that another thread held the core for a slice (a
          * JIT compiler thread does so for milliseconds), the worker parks for every deadline for the next 5
-         * milliseconds, as its wake-ups, unlike its yields, are placed on whichever core is free. It costs CPU time only where deadlines fall that close together:
-         * with one worker and 100 000 timers a second falling due, a worker that would sleep between them keeps a
+         * milliseconds, as its wake-ups, unlike its yields, are placed on whichever core is free. It costs CPU time
+         * only where deadlines fall that close together: with one worker and 100 000 timers a second falling due, a worker that would sleep between them keeps a
          * core busy instead (the README gives the figures); with a few thousand a second, next to nothing. Among
          * such timers, a task due at once that finds the worker parked started 15 to 20 microseconds later at the
          * median than with the spin off (measured on a 2-core virtual machine). {@code 0}

@@ -96,12 +96,50 @@ public class ScheduleVersusShutdownNowStress {
         }
     }
 
+    /**
+     * Race site: {@code WorkerPool.absorbEveryClaim}. Two producers publish tasks due at once into the workers'
+     * arrivals, the second then calls {@code shutdownNow}: its drain may find the first producer's place claimed and
+     * not yet written ahead of the second's task, which its producer counted accepted (it read the executor running
+     * before the stop). A drain that looked once stopped at that place and left the second task queued, neither run nor
+     * returned, and the executor never terminated.
+     *
+     * <p>Result: (the fate of the first producer's task, of the second's), coded as the outer test's second number.
+     */
+    @JCStressTest
+    @Description("schedule(task, 0) against schedule(task, 0) then shutdownNow() on a real executor")
+    @Outcome(id = "(1|2|-1), (1|2)", expect = ACCEPTABLE, desc = "each task run or returned, the first perhaps rejected")
+    @Outcome(id = ".*, 9", expect = FORBIDDEN, desc = "the executor never terminated")
+    @Outcome(expect = FORBIDDEN, desc = "lost, run and returned, cancelled, or any other outcome")
+    @State
+    public static class TwoProducersDueNow {
+        private final Race first = new Race();
+        private final Race second = first.sharingItsExecutor();
+
+        @Actor
+        public void firstProducer() {
+            first.schedule(0);
+        }
+
+        @Actor
+        public void secondProducerThenShutdownNow() {
+            second.schedule(0);
+            second.shutdownNow();
+            first.returned = second.returned;
+        }
+
+        @Arbiter
+        public void arbiter(II_Result r) {
+            r.r1 = first.fateBesideAnother();
+            r.r2 = second.fateBesideAnother();
+        }
+    }
+
     /** A real executor, a task scheduled on it and a {@code shutdownNow}, and what became of the task. */
     static final class Race {
-        private final TimingWheelExecutor executor = new TimingWheelExecutor(1);
+        private final TimingWheelExecutor executor;
         private volatile boolean ran;
         private ScheduledFuture<?> future;
-        private List<Runnable> returned;
+        private volatile List<Runnable> returned;
 
         /**
          * The master and a worker are started by a first task, run to its end, so that the producer's schedule is
@@ -109,11 +147,21 @@ public class ScheduleVersusShutdownNowStress {
          * the stop.
          */
         Race() {
+            executor = new TimingWheelExecutor(1);
             try {
                 executor.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get();
             } catch (InterruptedException | ExecutionException e) {
                 throw new IllegalStateException(e);
             }
+        }
+
+        private Race(TimingWheelExecutor executor) {
+            this.executor = executor;
+        }
+
+        /** @return a race for a second task on this one's executor, started already */
+        Race sharingItsExecutor() {
+            return new Race(executor);
         }
 
         /** @return 1 if the task was accepted, 0 if rejected */
@@ -130,6 +178,15 @@ public class ScheduleVersusShutdownNowStress {
 
         void shutdownNow() {
             returned = executor.shutdownNow();
+        }
+
+        /**
+         * @return as {@link #fate}, for one of two tasks: shutdownNow may return the other's, so a rejected task is -1
+         *     whatever it returned
+         */
+        int fateBesideAnother() {
+            int fate = fate();
+            return future == null && fate != 9 ? -1 : fate;
         }
 
         /** @return what became of the task once the executor terminated, coded as the tests' results say */
