@@ -1158,16 +1158,17 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
          * microseconds). A timed park returns late by the kernel's timer slack (on Linux, 50 microseconds for a
          * thread), and at times by a millisecond or more, as a core that went idle wakes; so the JDK's executor, whose
          * workers park for every deadline, runs timers due a few tens of microseconds apart some 50 microseconds late
-         * as a rule. A spinning worker yields its core to any other thread ready to run at every turn, and stops at
-         * the deadline or as soon as a task arrives; if a turn finds that another thread held the core for a slice (a
-         * JIT compiler thread does so for milliseconds), the worker parks for every deadline for the next 5
-         * milliseconds, as its wake-ups, unlike its yields, are placed on whichever core is free. It costs CPU time
-         * only where deadlines fall that close together: with one worker and 100 000 timers a second falling due, a worker that would sleep between them keeps a
-         * core busy instead (the README gives the figures); with a few thousand a second, next to nothing. Among
-         * such timers, a task due at once that finds the worker parked started 15 to 20 microseconds later at the
-         * median than with the spin off (measured on a 2-core virtual machine). {@code 0}
-         * turns the spin off: the workers park for every deadline, as the JDK's do. Not used with a
-         * {@link #workerExecutor}, whose threads wait as that executor has them, nor with a virtual {@link #clock}.
+         * as a rule. A spinning worker yields its core to any other thread ready to run at every turn, and stops at the
+         * deadline or as soon as a task arrives; if a turn finds that another thread held the core for a slice (a JIT
+         * compiler thread does so for milliseconds), the worker parks for every deadline for the next 5 milliseconds,
+         * as its wake-ups, unlike its yields, are placed on whichever core is free; where other workers wait meanwhile,
+         * one of them takes what falls due in its place. It costs CPU time only where deadlines fall that close
+         * together: with one worker and 100 000 timers a second falling due, a worker that would sleep between them
+         * keeps a core busy instead (the README gives the figures); with a few thousand a second, next to nothing.
+         * Among such timers, a task due at once that finds the worker parked started 15 to 20 microseconds later at the
+         * median than with the spin off (measured on a 2-core virtual machine). {@code 0} turns the spin off: the
+         * workers park for every deadline, as the JDK's do. Not used with a {@link #workerExecutor}, whose threads wait
+         * as that executor has them, nor with a virtual {@link #clock}.
          *
          * @param duration how close, in {@code unit}
          * @param unit the unit of {@code duration}

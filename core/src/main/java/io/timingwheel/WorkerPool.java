@@ -21,11 +21,12 @@ import java.util.function.LongSupplier;
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * periodic task whose next run is that close comes here straight from its run. A worker waits for the first task's
  * deadline itself, as the JDK's workers wait for the head of their heap: one worker, the leader, waits with a timeout
- * until the first deadline, the others without one until they are signalled. So a timer reaches a worker that is
- * already waiting for it, and wakes one thread when it falls due, not two (the master, then a worker); the master
- * wakes once per hand-over, a little ahead of the deadlines it covers. A leader whose deadline is nearer than a park
- * can keep (the kernel's timer slack, {@link #DEFAULT_DEADLINE_SPIN_NANOS}) spins for it instead, yielding its core at
- * every turn, and watches for arrivals itself ({@link #spinUntil}).
+ * until the first deadline, the others without one until they are signalled (but one, while the leader spins: see
+ * {@link #deputize}). So a timer reaches a worker that is already waiting for it, and wakes one thread when it falls
+ * due, not two (the master, then a worker); the master wakes once per hand-over, a little ahead of the deadlines it
+ * covers. A leader whose deadline is nearer than a park can keep (the kernel's timer slack,
+ * {@link #DEFAULT_DEADLINE_SPIN_NANOS}) spins for it instead, yielding its core at every turn, and watches for
+ * arrivals itself ({@link #spinUntil}).
  *
  * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
  * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
@@ -153,6 +154,9 @@ final class WorkerPool extends Dispatcher {
      */
     static final long SPIN_BACK_OFF_NANOS = 5_000_000;
 
+    /** A follower's wait without a limit: it is not the spinning leader's deputy ({@link #deputize}). */
+    private static final long NO_WATCH = Long.MAX_VALUE;
+
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
@@ -215,6 +219,12 @@ final class WorkerPool extends Dispatcher {
 
     /** The leader while it spins for a deadline near ({@link #spinUntil}); null else. Guarded by the lock. */
     private Worker spinner;
+
+    /**
+     * The follower that waits, while the leader spins, no longer than a robbed turn past the spin's deadline
+     * ({@link #deputize}); null if none does. Guarded by the lock.
+     */
+    private Worker deputy;
 
     /**
      * Set under the lock when a task due now, or due before the first one, is queued while the {@link #spinner}
@@ -782,6 +792,7 @@ final class WorkerPool extends Dispatcher {
             if (task != null || closed) {
                 return task;
             }
+            long watchNanos = NO_WATCH; // how long this worker waits at most as the spinning leader's deputy
             if (!due.isEmpty() && !host.isStopping()) {
                 long deadline = due.peekDeadline();
                 long now = host.now();
@@ -798,16 +809,28 @@ final class WorkerPool extends Dispatcher {
                     }
                     continue;
                 }
-                // a follower: it waits as an idle worker, and the leader signals one when it takes the task
+                // a follower: it waits as an idle worker, and the leader signals one when it takes the task; while
+                // the leader spins, one follower waits no longer than a robbed turn past the spin's deadline
+                if (spinner != null) {
+                    watchNanos = untilRobbed(leaderWakeUp - now);
+                }
             }
             boolean mayRetire = settings.allowCoreThreadTimeOut || workerCount > settings.corePoolSize;
             if (!mayRetire) {
                 retireAt = 0;
                 if (enterWait()) {
+                    boolean watching = deputize(worker, watchNanos);
                     try {
-                        workAvailable.awaitUninterruptibly();
+                        if (watching) {
+                            awaitQuietly(watchNanos);
+                        } else {
+                            workAvailable.awaitUninterruptibly();
+                        }
                     } finally {
                         waitingWorkers--;
+                        if (watching) {
+                            deputy = null;
+                        }
                     }
                 }
                 continue;
@@ -829,14 +852,57 @@ final class WorkerPool extends Dispatcher {
                 retireAt = now + Math.max(1, settings.keepAliveNanos); // the last one stays while timers are pending
             }
             if (enterWait()) {
+                boolean watching = deputize(worker, watchNanos);
                 try {
-                    workAvailable.awaitNanos(retireAt - now);
+                    workAvailable.awaitNanos(watching ? Math.min(retireAt - now, watchNanos) : retireAt - now);
                 } catch (InterruptedException e) {
                     // shutdownNow interrupts every worker; an idle one just looks again
                 } finally {
                     waitingWorkers--;
+                    if (watching) {
+                        deputy = null;
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * Makes the worker, about to wait as a follower while the leader spins ({@code watchNanos} is then how long it may
+     * wait), the leader's deputy, unless another follower is; the lock is held. A spinning leader is runnable on its
+     * core, so a thread that takes that core for a slice (a compiler thread, another process) holds the leader off it
+     * in place, where a parked leader's wake-up would be placed on a free core (see {@link #spinUntil}): meanwhile the
+     * tasks queued for the leader's deadline and after it wait, and the followers, which only the leader signals,
+     * sleep on a free core (the burst's timers due after 200 ms, two workers: 3.6 ms in one stretch, in four JVMs of
+     * five). So one follower waits no longer than a robbed turn ({@link #ROBBED_TURN_NANOS}) past the spin's deadline,
+     * then takes what is due itself; one only, so that a spin that ends on time and empties the queue (no signal to a
+     * follower) costs one early wake-up at most.
+     *
+     * @return whether the worker is the deputy; the caller clears {@link #deputy} as the worker stops waiting
+     */
+    private boolean deputize(Worker worker, long watchNanos) {
+        if (watchNanos == NO_WATCH || deputy != null) {
+            return false;
+        }
+        deputy = worker;
+        return true;
+    }
+
+    /**
+     * @return how long a deputy waits when the spin's deadline is {@code nanos} away: a robbed turn more;
+     *     {@link #NO_WATCH} where that is beyond the clock's range (a pool whose turns are never robbed)
+     */
+    private long untilRobbed(long nanos) {
+        long toDeadline = Math.max(0, nanos);
+        return robbedTurnNanos >= NO_WATCH - toDeadline ? NO_WATCH : toDeadline + robbedTurnNanos;
+    }
+
+    /** A follower's wait of at most {@code nanos}; the lock is held. */
+    private void awaitQuietly(long nanos) {
+        try {
+            workAvailable.awaitNanos(nanos);
+        } catch (InterruptedException e) {
+            // shutdownNow interrupts every worker; a waiting one just looks again
         }
     }
 
@@ -908,7 +974,8 @@ final class WorkerPool extends Dispatcher {
      * that one is idle; a parked worker's wake-up is placed anew instead. So a turn that took longer than
      * {@link #ROBBED_TURN_NANOS} ends the spin, and for {@link #SPIN_BACK_OFF_NANOS} after it the leader parks for near
      * deadlines as for far ones: the robbed turn itself is not undone (tasks due at once among close timers waited that
-     * long, the README's "On time"), the next ones are not handed over while the compiler is still at work.
+     * long, the README's "On time"), the next ones are not handed over while the compiler is still at work. Where other
+     * workers wait, one of them takes the due tasks in the robbed leader's place ({@link #deputize}).
      */
     private void spinUntil(Worker worker, long deadline) {
         long claims = beginSpin(worker, deadline);

@@ -1,8 +1,11 @@
 package io.timingwheel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,8 +15,9 @@ import org.junit.jupiter.api.Test;
  * The leader's spin for a deadline near ({@code WorkerPool.spinUntil}): it spins only for a deadline within the pool's
  * spin, parks for a later one, and, not counted as waiting, watches for what would otherwise signal it: a publisher's
  * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing; and a turn
- * robbed of its core (another thread held it for a slice) sends the leader to park for near deadlines for a while. The
- * pools here spin for deadlines up to a minute away, so a spin that missed any of them would outlast the test's wait.
+ * robbed of its core (another thread held it for a slice) sends the leader to park for near deadlines for a while, and
+ * a follower takes what is due in the place of a spinning leader held off its core. The pools here spin for deadlines
+ * up to a minute away, so a spin that missed any of them would outlast the test's wait.
  */
 class DeadlineSpinTest {
     private static final long SPIN = TimeUnit.SECONDS.toNanos(60);
@@ -26,8 +30,13 @@ class DeadlineSpinTest {
     private static final long ROBBED_TURN = TimeUnit.SECONDS.toNanos(10);
     private static final long BACK_OFF = TimeUnit.SECONDS.toNanos(20);
 
+    /** For the deputy's test: a robbed turn in real time, far longer than any yield, and the spin's deadline. */
+    private static final long REAL_ROBBED_TURN = TimeUnit.SECONDS.toNanos(1);
+    private static final long SPUN_FOR_BRIEFLY = TimeUnit.MILLISECONDS.toNanos(500);
+
     private final JumpingHost host = new JumpingHost();
     private final AtomicReference<Thread> workerThread = new AtomicReference<>();
+    private final List<Thread> workerThreads = new CopyOnWriteArrayList<>();
 
     @Test
     void theLeaderParksForADeadlineBeyondTheSpinAndSpinsForOneWithinIt() throws Exception {
@@ -116,6 +125,51 @@ class DeadlineSpinTest {
         close(pool, nearer);
     }
 
+    @Test
+    void aFollowerTakesTheDueTaskOfASpinningLeaderHeldOffItsCore() throws Exception {
+        WorkerPool pool = newPool(SPIN, REAL_ROBBED_TURN, BACK_OFF, 2);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        RunnableTask spunFor = task(host.now() + SPUN_FOR_BRIEFLY, () -> {
+            ranOn.set(Thread.currentThread());
+            ran.countDown();
+        });
+        assertTrue(pool.dispatch(spunFor));
+        pool.prestart();
+        pool.prestart();
+        TimingWheelExecutorTest.await("one worker spins for the deadline, the other follows",
+                () -> workerThreads.size() == 2 && leads(pool, spunFor) && spinning() != null);
+        Thread spinner = spinning();
+
+        // The spinner is held off its core, as by a compiler thread's slice: its next look at the clock waits. Only a
+        // follower can run the task now: the one that waits no longer than a robbed turn past the spin's deadline.
+        host.stall(spinner);
+        try {
+            assertTrue(ran.await(10, TimeUnit.SECONDS), "a follower ran the task the held leader spun for");
+            assertNotSame(spinner, ranOn.get(), "not the held leader");
+        } finally {
+            host.release();
+        }
+        close(pool, spunFor);
+    }
+
+    /** @return the one worker that runs while the other waits, or null if that is not so */
+    private Thread spinning() {
+        Thread runnable = null;
+        for (Thread thread : workerThreads) {
+            Thread.State state = thread.getState();
+            if (state == Thread.State.RUNNABLE) {
+                if (runnable != null) {
+                    return null;
+                }
+                runnable = thread;
+            } else if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) {
+                return null;
+            }
+        }
+        return runnable;
+    }
+
     /** Queues a task due {@code nanos} from now and starts the worker: returns once the worker leads the wait for it. */
     private RunnableTask lead(WorkerPool pool, long nanos) throws Exception {
         RunnableTask task = task(host.now() + nanos, () -> { });
@@ -156,26 +210,44 @@ class DeadlineSpinTest {
     }
 
     private WorkerPool newPool(long spinNanos, long robbedTurnNanos, long backOffNanos) {
+        return newPool(spinNanos, robbedTurnNanos, backOffNanos, 1);
+    }
+
+    private WorkerPool newPool(long spinNanos, long robbedTurnNanos, long backOffNanos, int workers) {
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", host.clock, -1));
-        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, runnable -> {
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(workers, runnable -> {
             Thread thread = new Thread(runnable, "deadline-spin-test-worker");
             thread.setDaemon(true);
             workerThread.set(thread);
+            workerThreads.add(thread);
             return thread;
         }), spinNanos, robbedTurnNanos, backOffNanos);
     }
 
-    /** The real clock's time plus the jumps a test made. */
+    /** The real clock's time plus the jumps a test made; a stalled thread's look at it waits until released. */
     private static final class JumpingHost extends PlainDispatcherHost {
         private volatile long jumped;
+        private volatile Thread stalled;
+        private final CountDownLatch released = new CountDownLatch(1);
 
         void jump(long nanos) {
             jumped += nanos; // the test's thread alone jumps
         }
 
+        void stall(Thread thread) {
+            stalled = thread;
+        }
+
+        void release() {
+            released.countDown();
+        }
+
         @Override
         public long now() {
+            if (Thread.currentThread() == stalled) {
+                Uninterruptibly.await(released::await, () -> { });
+            }
             return super.now() + jumped;
         }
     }
