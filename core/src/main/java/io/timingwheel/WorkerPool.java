@@ -21,12 +21,11 @@ import java.util.function.LongSupplier;
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * periodic task whose next run is that close comes here straight from its run. A worker waits for the first task's
  * deadline itself, as the JDK's workers wait for the head of their heap: one worker, the leader, waits with a timeout
- * until the first deadline, the others without one until they are signalled (but one, while the leader spins: see
- * {@link #deputize}). So a timer reaches a worker that is already waiting for it, and wakes one thread when it falls
- * due, not two (the master, then a worker); the master wakes once per hand-over, a little ahead of the deadlines it
- * covers. A leader whose deadline is nearer than a park can keep (the kernel's timer slack,
- * {@link #DEFAULT_DEADLINE_SPIN_NANOS}) spins for it instead, yielding its core at every turn, and watches for
- * arrivals itself ({@link #spinUntil}).
+ * until the first deadline, the others without one until they are signalled (but one: see {@link #deputize}). So a
+ * timer reaches a worker that is already waiting for it, and wakes one thread when it falls due, not two (the master,
+ * then a worker); the master wakes once per hand-over, a little ahead of the deadlines it covers. A leader whose
+ * deadline is nearer than a park can keep (the kernel's timer slack, {@link #DEFAULT_DEADLINE_SPIN_NANOS}) spins for
+ * it instead, yielding its core at every turn, and watches for arrivals itself ({@link #spinUntil}).
  *
  * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
  * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
@@ -154,7 +153,7 @@ final class WorkerPool extends Dispatcher {
      */
     static final long SPIN_BACK_OFF_NANOS = 5_000_000;
 
-    /** A follower's wait without a limit: it is not the spinning leader's deputy ({@link #deputize}). */
+    /** A follower's wait without a limit: it is not the leader's deputy ({@link #deputize}). */
     private static final long NO_WATCH = Long.MAX_VALUE;
 
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
@@ -221,8 +220,8 @@ final class WorkerPool extends Dispatcher {
     private Worker spinner;
 
     /**
-     * The follower that waits, while the leader spins, no longer than a robbed turn past the spin's deadline
-     * ({@link #deputize}); null if none does. Guarded by the lock.
+     * The follower that waits no longer than a robbed turn past the leader's deadline ({@link #deputize}); null if
+     * none does. Guarded by the lock.
      */
     private Worker deputy;
 
@@ -792,7 +791,7 @@ final class WorkerPool extends Dispatcher {
             if (task != null || closed) {
                 return task;
             }
-            long watchNanos = NO_WATCH; // how long this worker waits at most as the spinning leader's deputy
+            long watchNanos = NO_WATCH; // how long this worker waits at most as the leader's deputy
             if (!due.isEmpty() && !host.isStopping()) {
                 long deadline = due.peekDeadline();
                 long now = host.now();
@@ -809,11 +808,9 @@ final class WorkerPool extends Dispatcher {
                     }
                     continue;
                 }
-                // a follower: it waits as an idle worker, and the leader signals one when it takes the task; while
-                // the leader spins, one follower waits no longer than a robbed turn past the spin's deadline
-                if (spinner != null) {
-                    watchNanos = untilRobbed(leaderWakeUp - now);
-                }
+                // a follower: it waits as an idle worker, and the leader signals one when it takes the task; one
+                // follower, the deputy, waits no longer than a robbed turn past the leader's deadline
+                watchNanos = untilRobbed(leaderWakeUp - now);
             }
             boolean mayRetire = settings.allowCoreThreadTimeOut || workerCount > settings.corePoolSize;
             if (!mayRetire) {
@@ -868,15 +865,16 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * Makes the worker, about to wait as a follower while the leader spins ({@code watchNanos} is then how long it may
-     * wait), the leader's deputy, unless another follower is; the lock is held. A spinning leader is runnable on its
-     * core, so a thread that takes that core for a slice (a compiler thread, another process) holds the leader off it
-     * in place, where a parked leader's wake-up would be placed on a free core (see {@link #spinUntil}): meanwhile the
-     * tasks queued for the leader's deadline and after it wait, and the followers, which only the leader signals,
-     * sleep on a free core (the burst's timers due after 200 ms, two workers: 3.6 ms in one stretch, in four JVMs of
-     * five). So one follower waits no longer than a robbed turn ({@link #ROBBED_TURN_NANOS}) past the spin's deadline,
-     * then takes what is due itself; one only, so that a spin that ends on time and empties the queue (no signal to a
-     * follower) costs one early wake-up at most.
+     * Makes the worker, about to wait as a follower while a leader waits for its deadline ({@code watchNanos} is then
+     * how long it may wait), the leader's deputy, unless another follower is; the lock is held. A thread that takes the
+     * leader's core for a slice (a compiler thread, another process) holds the leader off it: a spinning leader is
+     * runnable there and stays ({@link #spinUntil}), and a parked one's wake-up at its deadline may be queued there
+     * too, while the other core is idle. Meanwhile the tasks due from the leader's deadline on wait, and the followers,
+     * which only the leader signals, sleep (the burst's timers due after 200 ms, two workers: a spinning leader held
+     * 2.8 ms, a woken one 3.4 ms, the follower asleep on an idle core all that time). So one follower waits no longer
+     * than a robbed turn ({@link #ROBBED_TURN_NANOS}) past the leader's deadline, then takes what is due itself; one
+     * only, so that a leader that takes its task on time and leaves the queue empty (no signal to a follower) costs
+     * one early wake-up at most; where no leader waits (an idle pool, a pool of one worker) it costs none.
      *
      * @return whether the worker is the deputy; the caller clears {@link #deputy} as the worker stops waiting
      */
@@ -889,7 +887,7 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * @return how long a deputy waits when the spin's deadline is {@code nanos} away: a robbed turn more;
+     * @return how long a deputy waits when the leader's deadline is {@code nanos} away: a robbed turn more;
      *     {@link #NO_WATCH} where that is beyond the clock's range (a pool whose turns are never robbed)
      */
     private long untilRobbed(long nanos) {

@@ -2,6 +2,7 @@ package io.timingwheel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * spin, parks for a later one, and, not counted as waiting, watches for what would otherwise signal it: a publisher's
  * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing; and a turn
  * robbed of its core (another thread held it for a slice) sends the leader to park for near deadlines for a while, and
- * a follower takes what is due in the place of a spinning leader held off its core. The pools here spin for deadlines
+ * a follower takes what is due in the place of a leader held off its core, spinning or parked. The pools here spin for deadlines
  * up to a minute away, so a spin that missed any of them would outlast the test's wait.
  */
 class DeadlineSpinTest {
@@ -33,6 +34,8 @@ class DeadlineSpinTest {
     /** For the deputy's test: a robbed turn in real time, far longer than any yield, and the spin's deadline. */
     private static final long REAL_ROBBED_TURN = TimeUnit.SECONDS.toNanos(1);
     private static final long SPUN_FOR_BRIEFLY = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long PARKED_FOR = TimeUnit.SECONDS.toNanos(2);
+    private static final long LEADER_LATE_BY = TimeUnit.SECONDS.toNanos(60);
 
     private final JumpingHost host = new JumpingHost();
     private final AtomicReference<Thread> workerThread = new AtomicReference<>();
@@ -153,6 +156,28 @@ class DeadlineSpinTest {
         close(pool, spunFor);
     }
 
+    @Test
+    void aFollowerTakesTheDueTaskOfAParkedLeaderThatComesBackLate() throws Exception {
+        WorkerPool pool = newPool(0, REAL_ROBBED_TURN, BACK_OFF, 2); // no spin: the leader parks
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        CountDownLatch ran = new CountDownLatch(1);
+        RunnableTask parkedFor = task(host.now() + PARKED_FOR, () -> {
+            ranOn.set(Thread.currentThread());
+            ran.countDown();
+        });
+        // The first worker's clock runs behind: it comes back from its park far past the deadline, as a leader whose
+        // wake-up is queued on a core another thread holds does, a slice later.
+        host.lagFirstOf(workerThreads, LEADER_LATE_BY);
+        assertTrue(pool.dispatch(parkedFor));
+        pool.prestart();
+        TimingWheelExecutorTest.await("the first worker leads the wait for the deadline", () -> leads(pool, parkedFor));
+        pool.prestart(); // the second follows
+
+        assertTrue(ran.await(10, TimeUnit.SECONDS), "a follower ran the task the late leader waited for");
+        assertSame(workerThreads.get(1), ranOn.get(), "the follower, not the late leader");
+        close(pool, parkedFor);
+    }
+
     /** @return the one worker that runs while the other waits, or null if that is not so */
     private Thread spinning() {
         Thread runnable = null;
@@ -225,11 +250,16 @@ class DeadlineSpinTest {
         }), spinNanos, robbedTurnNanos, backOffNanos);
     }
 
-    /** The real clock's time plus the jumps a test made; a stalled thread's look at it waits until released. */
+    /**
+     * The real clock's time plus the jumps a test made; a stalled thread's look at it waits until released, and the
+     * first of a list of threads sees it run behind.
+     */
     private static final class JumpingHost extends PlainDispatcherHost {
         private volatile long jumped;
         private volatile Thread stalled;
         private final CountDownLatch released = new CountDownLatch(1);
+        private volatile List<Thread> lagging = List.of();
+        private volatile long lagNanos;
 
         void jump(long nanos) {
             jumped += nanos; // the test's thread alone jumps
@@ -243,12 +273,21 @@ class DeadlineSpinTest {
             released.countDown();
         }
 
+        /** The first thread of {@code threads} (a list filled later, as threads are made) sees the clock run behind. */
+        void lagFirstOf(List<Thread> threads, long nanos) {
+            lagNanos = nanos;
+            lagging = threads;
+        }
+
         @Override
         public long now() {
-            if (Thread.currentThread() == stalled) {
+            Thread current = Thread.currentThread();
+            if (current == stalled) {
                 Uninterruptibly.await(released::await, () -> { });
             }
-            return super.now() + jumped;
+            List<Thread> threads = lagging;
+            long lag = !threads.isEmpty() && threads.get(0) == current ? lagNanos : 0;
+            return super.now() + jumped - lag;
         }
     }
 }
