@@ -851,9 +851,7 @@ final class WorkerPool extends Dispatcher {
             if (enterWait()) {
                 boolean watching = deputize(worker, watchNanos);
                 try {
-                    workAvailable.awaitNanos(watching ? Math.min(retireAt - now, watchNanos) : retireAt - now);
-                } catch (InterruptedException e) {
-                    // shutdownNow interrupts every worker; an idle one just looks again
+                    awaitQuietly(watching ? Math.min(retireAt - now, watchNanos) : retireAt - now);
                 } finally {
                     waitingWorkers--;
                     if (watching) {
@@ -895,12 +893,15 @@ final class WorkerPool extends Dispatcher {
         return robbedTurnNanos >= NO_WATCH - toDeadline ? NO_WATCH : toDeadline + robbedTurnNanos;
     }
 
-    /** A follower's wait of at most {@code nanos}; the lock is held. */
+    /**
+     * A worker's wait of at most {@code nanos}; the lock is held. An interrupt ends it: shutdownNow interrupts every
+     * worker, and a waiting one just looks again.
+     */
     private void awaitQuietly(long nanos) {
         try {
             workAvailable.awaitNanos(nanos);
         } catch (InterruptedException e) {
-            // shutdownNow interrupts every worker; a waiting one just looks again
+            // the worker looks again
         }
     }
 
@@ -925,11 +926,7 @@ final class WorkerPool extends Dispatcher {
             moved = absorbArrivals();
         }
         if (moved == 0) {
-            try {
-                workAvailable.awaitNanos(ARRIVAL_GAP_WAIT_NANOS);
-            } catch (InterruptedException e) {
-                // shutdownNow interrupts every worker; a waiting one just looks again
-            }
+            awaitQuietly(ARRIVAL_GAP_WAIT_NANOS);
         }
         return false;
     }
@@ -946,9 +943,7 @@ final class WorkerPool extends Dispatcher {
         long now = deadline - nanos; // as the caller read the clock
         host.letMasterTurnBy(now + EARLY_TURN_REACH_NANOS);
         try {
-            workAvailable.awaitNanos(nanos);
-        } catch (InterruptedException e) {
-            // shutdownNow interrupts every worker; a waiting one just looks again
+            awaitQuietly(nanos);
         } finally {
             waitingWorkers--;
             if (leader == worker) {
