@@ -226,10 +226,22 @@ final class WorkerPool extends Dispatcher {
     private Worker deputy;
 
     /**
-     * Set under the lock when a task due now, or due before the first one, is queued while the {@link #spinner}
-     * spins: it is not counted as waiting, so {@link #wakeFor} tells it so instead of signalling it.
+     * 1, set under the lock, when a task due now, or due before the first one, is queued while the {@link #spinner}
+     * spins: it is not counted as waiting, so {@link #wakeFor} tells it so instead of signalling it; 0 as a spin
+     * begins. A number, so that the spin weighs it with its other reasons to end by arithmetic ({@link
+     * #spinShouldEnd}).
      */
-    private volatile boolean spinnerCalled;
+    private volatile int spinnerCalls;
+
+    /**
+     * How many hand-overs the master has published without the lock ({@link #publishWithoutLock}); the master alone
+     * writes it, after the publication. A spinner watches it rather than {@link #published} itself, so that a
+     * publication, a call and a claim end the spin through one test (see {@link #spinShouldEnd}).
+     */
+    private volatile long publications;
+
+    /** The count of {@link #publications} the spinner read as its spin began; the spinner's own. */
+    private long publicationsAtSpin;
 
     /** How close to the first deadline its leader spins rather than parks; 0 for never (a virtual clock). */
     private final long deadlineSpinNanos;
@@ -468,6 +480,7 @@ final class WorkerPool extends Dispatcher {
             return false; // a worker to wake for each due task
         }
         published = new PublishedHandOver(handOver); // before the reads below: see registerWaiting and close
+        publications = publications + 1; // the master's alone: a spinner that began before the publication sees it
         handOver.openGate(); // after the publication: a worker reads the gate before it moves tasks in (see take)
         if (closed || gate.hasWaiters() || (oneIfWakeUpNeeded() & oneIfWakeUpNeededFor(first, now)) != 0) {
             lockSpinningFirst();
@@ -545,7 +558,7 @@ final class WorkerPool extends Dispatcher {
     private void wakeFor(int dueNow, boolean newHead) {
         int signals = Math.min(dueNow, waitingWorkers);
         if (spinner != null && (dueNow > 0 || newHead)) {
-            spinnerCalled = true;
+            spinnerCalls = 1;
         }
         if (newHead) {
             resign();
@@ -1020,22 +1033,33 @@ final class WorkerPool extends Dispatcher {
      */
     private long beginSpin(Worker worker, long deadline) {
         long claims = arrivals.claimedCount();
+        long published = publications; // as the claims: a publication before this read is seen by the look
         if (!enterWait()) {
             return -1;
         }
         waitingWorkers--; // not counted as waiting: it watches the arrivals itself
         lead(worker, deadline);
         spinner = worker;
-        spinnerCalled = false;
+        spinnerCalls = 0;
+        publicationsAtSpin = published;
         return claims;
     }
 
     /**
-     * @return whether a task arrived since the spin began ({@code claims} as {@link #beginSpin} read them), or was
-     *     queued for the spinner to look at; without the lock
+     * Whether a task arrived since the spin began ({@code claims} as {@link #beginSpin} read them), the master
+     * published a hand-over, or a task was queued for the spinner to look at; without the lock. One test, by
+     * arithmetic (see {@link BranchFree}): in steady firing a spin ends by a publication or a call, never by an
+     * arrival, which only a burst's first milliseconds bring (timers due within the straight reach). A test of its
+     * own, compiled as a trap in those seconds, sent the spin back to the interpreter as the next burst began, in 4 of
+     * 7 JVMs of the on-time harness's burst (one worker, JDK 17, {@code -XX:+LogCompilation}); with the arrivals' own
+     * traps, a compiler thread then took 98 ms of the burst's first 150 to compile the worker's wait again.
+     *
+     * @return true if the spin must end
      */
     private boolean spinShouldEnd(long claims) {
-        return spinnerCalled || published != null || arrivals.claimedCount() != claims;
+        long arrived = arrivals.claimedCount() - claims; // claims only grow
+        long publishedSince = publications - publicationsAtSpin;
+        return (arrived | publishedSince | spinnerCalls) != 0;
     }
 
     /** The spin is over; the lock is held. */
@@ -1605,7 +1629,7 @@ final class WorkerPool extends Dispatcher {
             due.clear(); // what is left are stragglers that left NEW: taken back, cancelled, returned
             workAvailable.signalAll(); // the waiting workers leave now
             if (spinner != null) {
-                spinnerCalled = true; // and a spinning one
+                spinnerCalls = 1; // and a spinning one
             }
             return workers.isEmpty() ? Closing.NO_THREADS_LEFT : Closing.THREADS_LEAVING;
         } finally {
