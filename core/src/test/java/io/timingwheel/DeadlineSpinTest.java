@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * spin, parks for a later one, and, not counted as waiting, watches for what would otherwise signal it: a publisher's
  * task, the master's published hand-over, a due task the master queues under the lock, the pool's closing; and a turn
  * robbed of its core (another thread held it for a slice) sends the leader to park for near deadlines for a while, and
- * a follower takes what is due in the place of a leader held off its core, spinning or parked. The pools here spin for deadlines
- * up to a minute away, so a spin that missed any of them would outlast the test's wait.
+ * a follower takes what is due in the place of a leader held off its core, spinning or parked. The pools here spin for
+ * deadlines up to a minute away, so a spin that missed any of them would outlast the test's wait.
  */
 class DeadlineSpinTest {
     private static final long SPIN = TimeUnit.SECONDS.toNanos(60);

@@ -37,12 +37,7 @@ public class ArrivalVersusLeaderWaitStress {
     private static final long LEADER_WAKE_UP = 3_000_000_000L;
 
     private final StressDispatcherHost host = new StressDispatcherHost();
-    private final WorkerPool pool = host.workerPool(r -> new Thread(r) {
-        @Override
-        public void start() {
-            // no thread of the pool runs: the worker's step runs on the worker actor
-        }
-    });
+    private final WorkerPool pool = host.workerPoolWithoutThreads();
     private final RunnableTask task = new RunnableTask(new StressTaskHost(), () -> { }, TASK_DEADLINE);
 
     @Actor

@@ -36,12 +36,7 @@ public class ArrivalVersusSpinStress {
     private static final long SPUN_FOR = 1_000_040_000;
 
     private final StressDispatcherHost host = new StressDispatcherHost();
-    private final WorkerPool pool = host.workerPool(r -> new Thread(r) {
-        @Override
-        public void start() {
-            // no thread of the pool runs: the worker's step runs on the worker actor
-        }
-    });
+    private final WorkerPool pool = host.workerPoolWithoutThreads();
     private final RunnableTask task = new RunnableTask(new StressTaskHost(), () -> { }, TASK_DEADLINE);
     private long claims;
 

@@ -35,12 +35,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class ArrivalVersusWaitStress {
     private final StressDispatcherHost host = new StressDispatcherHost();
-    private final WorkerPool pool = host.workerPool(r -> new Thread(r) {
-        @Override
-        public void start() {
-            // no thread of the pool runs: the worker's step runs on the worker actor
-        }
-    });
+    private final WorkerPool pool = host.workerPoolWithoutThreads();
     private final RunnableTask task = new RunnableTask(new StressTaskHost(), () -> { }, 0);
 
     @Actor

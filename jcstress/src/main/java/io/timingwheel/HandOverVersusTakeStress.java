@@ -34,12 +34,7 @@ public class HandOverVersusTakeStress {
     private static final long OPENED_TO = 1_900_000_000;
 
     private final StressDispatcherHost host = new StressDispatcherHost();
-    private final WorkerPool pool = host.workerPool(r -> new Thread(r) {
-        @Override
-        public void start() {
-            // no thread of the pool runs: the worker's take runs on the worker actor
-        }
-    });
+    private final WorkerPool pool = host.workerPoolWithoutThreads();
     private final HandOver handOver = new HandOver(host.gate, () -> { });
 
     public HandOverVersusTakeStress() {

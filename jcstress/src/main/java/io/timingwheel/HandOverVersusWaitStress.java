@@ -37,12 +37,7 @@ public class HandOverVersusWaitStress {
     private static final long DUE_IN_A_SECOND = 2_000_000_000;
 
     private final StressDispatcherHost host = new StressDispatcherHost();
-    private final WorkerPool pool = host.workerPool(r -> new Thread(r) {
-        @Override
-        public void start() {
-            // no thread of the pool runs: the worker's step runs on the worker actor
-        }
-    });
+    private final WorkerPool pool = host.workerPoolWithoutThreads();
     private final HandOver handOver = new HandOver(host.gate, () -> { });
 
     public HandOverVersusWaitStress() {

@@ -33,6 +33,19 @@ final class StressDispatcherHost implements DispatcherHost {
         return workerPool(new PoolSettings(1, threads));
     }
 
+    /**
+     * @return a real {@link WorkerPool} over this host with one core worker whose thread never starts: the test's
+     *     actor runs the worker's steps itself
+     */
+    WorkerPool workerPoolWithoutThreads() {
+        return workerPool(r -> new Thread(r) {
+            @Override
+            public void start() {
+                // no thread of the pool runs: the worker's steps run on the test's actor
+            }
+        });
+    }
+
     /** @return the same with these settings (a test that lets its workers retire sets the keep-alive) */
     WorkerPool workerPool(PoolSettings settings) {
         WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings, 0);
