@@ -12,8 +12,8 @@ import java.lang.invoke.VarHandle;
  * its {@code MpscChunkedArrayQueue}, built more simply: the counter is the chunk's own, not the queue's. So a claim
  * never fails for contention, as a CAS does; it only misses when it lands past the end of a full chunk, and then the
  * producer claims again in the next chunk (once per {@value #CHUNK_SIZE} offers, or a few times when many producers
- * arrive at the end together). The one whose claim is the first past the end appends the next chunk. Between the
- * claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
+ * arrive at the end together). The one whose claim takes a chunk's last slot appends the next chunk, before it writes
+ * that slot, so the consumer finds the next chunk as it takes the last node. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
  * {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
  *
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
@@ -50,18 +50,30 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
         super(new Chunk(0));
     }
 
-    /** Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers. */
+    /**
+     * Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers: the
+     * producer that claims a chunk's last slot appends the next chunk before it writes the slot, so that a consumer that
+     * has taken the last slot always finds the next chunk (see {@link #poll}).
+     */
     void offer(E node) {
         Chunk chunk = tail;
         for (;;) {
             int index = (int) CLAIMED.getAndAdd(chunk, 1);
-            if (index < CHUNK_SIZE) {
+            if (index < LAST_SLOT) {
                 SLOT.setRelease(chunk.slots, index, node);
                 return;
             }
-            chunk = nextChunk(chunk, index == CHUNK_SIZE);
+            if (index == LAST_SLOT) {
+                nextChunk(chunk, true);
+                SLOT.setRelease(chunk.slots, index, node); // after the append: it publishes the next chunk too
+                return;
+            }
+            chunk = nextChunk(chunk, false);
         }
     }
+
+    /** The index of a chunk's last slot, whose producer appends the next chunk. */
+    private static final int LAST_SLOT = CHUNK_SIZE - 1;
 
     /**
      * Spins a producer makes, waiting for the one that filled a chunk to append the next, before it allocates one
@@ -70,9 +82,10 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     private static final int APPEND_SPINS = 256;
 
     /**
-     * The chunk after a full one; also moves the tail on. The producer whose claim was the first past the end appends
-     * it; the others wait for that a moment, so that a crowd of producers arriving at a full chunk does not allocate a
-     * chunk each to throw all but one away. If the appender is slow (preempted), they append themselves: lock-free.
+     * The chunk after a full one; also moves the tail on. The producer whose claim took the last slot appends it; the
+     * others, whose claims fell past the end, wait for that a moment, so that a crowd of producers arriving at a full
+     * chunk does not allocate a chunk each to throw all but one away. If the appender is slow (preempted), they append
+     * themselves: lock-free.
      */
     private Chunk nextChunk(Chunk full, boolean appender) {
         Chunk next = full.next;
@@ -91,12 +104,16 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
         return next;
     }
 
-    /** Removes and returns the oldest node, or null if there is none or the oldest is still being written. */
+    /**
+     * Removes and returns the oldest node, or null if there is none or the oldest is still being written. The consumer
+     * moves to the next chunk as it takes a chunk's last node, which was written after the next chunk was appended: so
+     * it never stands at the end of a chunk, and never meets the end of the last one, where a poll had to return null
+     * by a test of its own. That test's side, met only where a burst of offers (timers due soon) was taken as fast as it
+     * came, was compiled as a trap, and its first meeting sent the compiled worker's wait, into which the poll is
+     * inlined, back to the interpreter as a burst began (the on-time harness's burst, compile logs, JDK 17).
+     */
     @SuppressWarnings("unchecked") // only offer() writes slots, and it takes an E
     E poll() {
-        if (!moveToUnreadChunk()) {
-            return null;
-        }
         int index = headIndex;
         Object[] slots = headSlots; // not head.slots: the producers' claims write the chunk's line
         E node = (E) SLOT.getAcquire(slots, index);
@@ -104,7 +121,11 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
             return null;
         }
         slots[index] = null; // the queue must not keep what it delivered alive
-        headIndex = index + 1;
+        if (index == LAST_SLOT) {
+            moveToNextChunk();
+        } else {
+            headIndex = index + 1;
+        }
         return node;
     }
 
@@ -125,36 +146,31 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     }
 
     /**
-     * @return true if no node is queued or being written; consumer only. Volatile reads of the chunk's claim count
-     *     (and link), which the producers' atomic operations order against what the consumer wrote before.
+     * @return true if no node is queued or being written; consumer only. A volatile read of the chunk's claim count,
+     *     which the producers' atomic adds order against what the consumer wrote before.
      */
     boolean isEmpty() {
-        // At the end of the last chunk the consumer stays, and a claim past that end is a producer appending the next
-        // chunk: not empty.
-        moveToUnreadChunk();
-        return head.claimed <= headIndex;
+        return unreadCount() == 0;
     }
 
     /**
-     * Moves the consumer past a chunk whose every slot it has taken, to the next chunk if there is one yet; consumer
-     * only. One method for {@link #poll} and {@link #isEmpty}, so that the JIT profiles the move where every chunk's end
-     * takes it: {@code isEmpty} alone meets a chunk's end about once in a thousand calls, and a branch the profile has
-     * never seen taken is compiled as a trap, which threw away the compiled method that called it (a worker's wait).
-     *
-     * @return false if the consumer stands at the end of the last chunk
+     * @return how many nodes are queued or being written, 0 if none: a count rather than a test, so that a caller may
+     *     fold it with others into one test by arithmetic (see {@link BranchFree}); consumer only. Claims past the end
+     *     of the consumer's chunk count too: each is a node on its way into the next chunk.
      */
-    private boolean moveToUnreadChunk() {
-        if (headIndex < CHUNK_SIZE) {
-            return true;
-        }
+    int unreadCount() {
+        return head.claimed - headIndex;
+    }
+
+    /**
+     * Moves the consumer on from a chunk whose last node it took to the next chunk, which the producer of that node
+     * appended before it wrote it (see {@link #offer}); consumer only.
+     */
+    private void moveToNextChunk() {
         Chunk next = head.next;
-        if (next == null) {
-            return false;
-        }
         head = next; // the consumed chunk is garbage now
         headSlots = next.slots;
         headIndex = 0;
-        return true;
     }
 
     /** A run of slots; {@code claimed} counts the claims made on it, which may exceed its size. */

@@ -69,27 +69,52 @@ class FetchAddQueueTest {
     }
 
     /**
-     * A full chunk read to its end, with a producer that has claimed past the end but not yet appended the next
-     * chunk, is not empty: the owner must not sleep (or terminate) on an offer that is on its way.
+     * The producer of a chunk's last node appends the next chunk before it writes the node, so a consumer that takes
+     * that node stands in the next chunk at once, never at the end of the last one; a claim made there and not yet
+     * written leaves the queue not empty: the owner must not sleep (or terminate) on an offer that is on its way.
      */
     @Test
-    void notEmptyWhileTheNextChunkIsBeingAppended() {
+    void takingAChunksLastNodeMovesOnToTheNextChunk() {
         FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        FetchAddQueue.Chunk first = queue.head;
         for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
             queue.offer(new Item(0, i));
         }
+        assertNotNull(first.next, "the last slot's producer appended the next chunk");
         for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
             assertNotNull(queue.poll());
         }
+        assertSame(first.next, queue.head);
+        assertEquals(FetchAddQueue.CHUNK_SIZE, queue.polledCount());
         assertTrue(queue.isEmpty());
-        queue.head.claimed++; // what a producer's claim does before it appends the next chunk
+        assertEquals(0, queue.unreadCount());
+        queue.head.claimed++; // what a producer's claim does before it writes its node
         assertFalse(queue.isEmpty());
+        assertEquals(1, queue.unreadCount());
         assertNull(queue.poll());
     }
 
+    /** Claims past the end of the consumer's chunk count as unread: each is a node on its way into the next chunk. */
+    @Test
+    void claimsPastTheEndCountAsUnread() {
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE - 1; i++) {
+            queue.offer(new Item(0, i));
+        }
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE - 2; i++) {
+            queue.poll();
+        }
+        assertEquals(1, queue.unreadCount());
+        queue.head.claimed += 3; // the last slot claimed, and two claims past the end, none written yet
+        assertEquals(4, queue.unreadCount());
+        assertEquals(FetchAddQueue.CHUNK_SIZE - 2, queue.poll().rank);
+        assertNull(queue.poll(), "the last slot is claimed but not written");
+        assertEquals(3, queue.unreadCount());
+    }
+
     /**
-     * At the end of a chunk whose next one is appended, the next one decides: not empty while a node waits there, empty
-     * once it is taken; looking takes nothing.
+     * Once a chunk's last node is taken, the next chunk decides: not empty while a node waits there, empty once it is
+     * taken; looking takes nothing.
      */
     @Test
     void atAChunksEndTheNextChunkDecides() {
