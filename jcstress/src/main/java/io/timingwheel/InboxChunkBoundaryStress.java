@@ -34,14 +34,17 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class InboxChunkBoundaryStress {
     private static final Integer ONE = 1;
     private static final Integer TWO = 2;
-    private final FetchAddQueue<Integer> queue = new FetchAddQueue<>();
+    private final FetchAddQueue<Integer> queue = queueWithOneSlotLeft();
 
-    public InboxChunkBoundaryStress() {
+    /** @return an empty queue whose first chunk has one free slot left: every other slot was offered and taken */
+    static FetchAddQueue<Integer> queueWithOneSlotLeft() {
+        FetchAddQueue<Integer> queue = new FetchAddQueue<>();
         Integer filler = 9;
         for (int i = 0; i < FetchAddQueue.CHUNK_SIZE - 1; i++) {
             queue.offer(filler);
             queue.poll();
         }
+        return queue;
     }
 
     @Actor

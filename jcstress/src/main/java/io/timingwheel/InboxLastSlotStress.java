@@ -32,15 +32,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class InboxLastSlotStress {
     private static final Integer ONE = 1;
     private static final Integer TWO = 2;
-    private final FetchAddQueue<Integer> queue = new FetchAddQueue<>();
-
-    public InboxLastSlotStress() {
-        Integer filler = 9;
-        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE - 1; i++) {
-            queue.offer(filler);
-            queue.poll();
-        }
-    }
+    private final FetchAddQueue<Integer> queue = InboxChunkBoundaryStress.queueWithOneSlotLeft();
 
     @Actor
     public void producer() {
