@@ -12,8 +12,8 @@ import java.lang.invoke.VarHandle;
  * its {@code MpscChunkedArrayQueue}, built more simply: the counter is the chunk's own, not the queue's. So a claim
  * never fails for contention, as a CAS does; it only misses when it lands past the end of a full chunk, and then the
  * producer claims again in the next chunk (once per {@value #CHUNK_SIZE} offers, or a few times when many producers
- * arrive at the end together). The one whose claim takes a chunk's last slot appends the next chunk, before it writes
- * that slot, so the consumer finds the next chunk as it takes the last node. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
+ * arrive at the end together). The next chunk is there before the last slot is written (a spare, appended a chunk
+ * ahead), so the consumer finds it as it takes the last node. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
  * {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
  *
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
@@ -48,12 +48,16 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
 
     FetchAddQueue() {
         super(new Chunk(0));
+        head.next = new Chunk(CHUNK_SIZE); // the spare: see offer
     }
 
     /**
-     * Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers: the
-     * producer that claims a chunk's last slot appends the next chunk before it writes the slot, so that a consumer that
-     * has taken the last slot always finds the next chunk (see {@link #poll}).
+     * Appends a node (any thread). Lock-free; one atomic add, plus a chunk every {@value #CHUNK_SIZE} offers. A spare
+     * chunk waits ahead of the one the producers fill: the producer that claims a chunk's last slot moves the tail on
+     * to it before it writes the slot, so that a consumer that has taken the last slot always finds the next chunk
+     * (see {@link #poll}), and after the write appends the next spare, so that the consumer, which may be waiting for
+     * that slot, never waits for an allocation. If the spare is not there yet (its producer was slow), the producer of
+     * the last slot appends it first.
      */
     void offer(E node) {
         Chunk chunk = tail;
@@ -64,11 +68,19 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
                 return;
             }
             if (index == LAST_SLOT) {
-                nextChunk(chunk, true);
+                Chunk next = nextChunk(chunk, true);
                 SLOT.setRelease(chunk.slots, index, node); // after the append: it publishes the next chunk too
+                appendSpare(next);
                 return;
             }
             chunk = nextChunk(chunk, false);
+        }
+    }
+
+    /** Appends a chunk after {@code chunk}, the producers' new one, unless another producer has already. */
+    private static void appendSpare(Chunk chunk) {
+        if (chunk.next == null) {
+            NEXT.compareAndExchange(chunk, (Chunk) null, new Chunk(chunk.first + CHUNK_SIZE));
         }
     }
 
@@ -82,10 +94,10 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     private static final int APPEND_SPINS = 256;
 
     /**
-     * The chunk after a full one; also moves the tail on. The producer whose claim took the last slot appends it; the
-     * others, whose claims fell past the end, wait for that a moment, so that a crowd of producers arriving at a full
-     * chunk does not allocate a chunk each to throw all but one away. If the appender is slow (preempted), they append
-     * themselves: lock-free.
+     * The chunk after a full one (the spare, as a rule); also moves the tail on. If there is none yet, the producer
+     * whose claim took the last slot appends it; the others, whose claims fell past the end, wait for that a moment,
+     * so that a crowd of producers arriving at a full chunk does not allocate a chunk each to throw all but one away.
+     * If the appender is slow (preempted), they append themselves: lock-free.
      */
     private Chunk nextChunk(Chunk full, boolean appender) {
         Chunk next = full.next;

@@ -94,6 +94,46 @@ class FetchAddQueueTest {
         assertNull(queue.poll());
     }
 
+    /**
+     * A spare chunk waits ahead of the one the producers fill, so the producer of a chunk's last slot never allocates
+     * between its claim and its write: it finds the next chunk there, and appends the one after it once it has written.
+     */
+    @Test
+    void aSpareChunkWaitsAhead() {
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        FetchAddQueue.Chunk first = queue.head;
+        FetchAddQueue.Chunk spare = first.next;
+        assertNotNull(spare, "a new queue has its spare");
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
+            queue.offer(new Item(0, i));
+        }
+        assertSame(spare, first.next, "the last slot's producer took the spare");
+        assertNotNull(spare.next, "and appended the next spare");
+        queue.offer(new Item(0, FetchAddQueue.CHUNK_SIZE));
+        for (int i = 0; i <= FetchAddQueue.CHUNK_SIZE; i++) {
+            assertEquals(i, queue.poll().rank);
+        }
+        assertTrue(queue.isEmpty());
+    }
+
+    /** Without its spare (its producer was slow), the producer of a chunk's last slot appends the next chunk itself. */
+    @Test
+    void withoutASpareTheLastSlotsProducerAppends() {
+        FetchAddQueue<Item> queue = new FetchAddQueue<>();
+        FetchAddQueue.Chunk first = queue.head;
+        first.next = null;
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
+            queue.offer(new Item(0, i));
+        }
+        assertNotNull(first.next);
+        for (int i = 0; i < FetchAddQueue.CHUNK_SIZE; i++) {
+            assertEquals(i, queue.poll().rank);
+        }
+        assertSame(first.next, queue.head);
+        queue.offer(new Item(0, FetchAddQueue.CHUNK_SIZE));
+        assertEquals(FetchAddQueue.CHUNK_SIZE, queue.poll().rank);
+    }
+
     /** Claims past the end of the consumer's chunk count as unread: each is a node on its way into the next chunk. */
     @Test
     void claimsPastTheEndCountAsUnread() {

@@ -13,11 +13,12 @@ import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
  * Race site: {@code FetchAddQueue.offer} into a chunk's last slot against {@code FetchAddQueue.poll} (the pool's
- * arrivals, the master's inbox): the producer that claims the last slot appends the next chunk before it writes the
- * slot, and the consumer, as it takes that slot's node, moves to the next chunk without a test of its own, so it must
- * find it there. One producer offers as the first chunk has one free slot left, and a consumer that is not a producer
- * (unlike {@link InboxChunkBoundaryStress}, where a producer past the end appends the chunk itself) polls; the
- * arbiter then offers once more and drains.
+ * arrivals, the master's inbox): the producer that claims the last slot makes sure the next chunk is there (the spare
+ * chunk, or one it appends) before it writes the slot, and the consumer, as it takes that slot's node, moves to the
+ * next chunk without a test of its own, so it must find it there. The queue here has no spare (as when the producer
+ * that appends it was slow), so the last slot's producer appends the next chunk itself. One producer offers as the
+ * first chunk has one free slot left, and a consumer that is not a producer (unlike {@link InboxChunkBoundaryStress},
+ * where a producer past the end appends the chunk itself) polls; the arbiter then offers once more and drains.
  *
  * <p>Result: (what the consumer got, what the arbiter drained after its own offer, whether the queue is empty at the
  * end), the first two a sequence of the items' ids: 1 and 2, so 12 is 1 then 2, 0 nothing. A consumer that moved on
@@ -33,6 +34,10 @@ public class InboxLastSlotStress {
     private static final Integer ONE = 1;
     private static final Integer TWO = 2;
     private final FetchAddQueue<Integer> queue = InboxChunkBoundaryStress.queueWithOneSlotLeft();
+
+    public InboxLastSlotStress() {
+        queue.head.next = null; // no spare, as when its producer was slow: the last slot's producer appends the chunk
+    }
 
     @Actor
     public void producer() {
