@@ -243,13 +243,6 @@ final class WorkerPool extends Dispatcher {
     /** The count of {@link #publications} the spinner read as its spin began; the spinner's own. */
     private long publicationsAtSpin;
 
-    /**
-     * How many of the {@link #publications} holders of the lock have moved in ({@link #absorbArrivals}); under the lock.
-     * A worker about to wait compares the two, rather than testing {@link #published}, so that a publication and an
-     * arrival stop its wait through one test (see {@link #registerWaiting}).
-     */
-    private long publicationsAbsorbed;
-
     /** How close to the first deadline its leader spins rather than parks; 0 for never (a virtual clock). */
     private final long deadlineSpinNanos;
 
@@ -368,7 +361,6 @@ final class WorkerPool extends Dispatcher {
         int found = 0;
         if (batch != null) {
             published = null; // the master may publish the next one once it reads this
-            publicationsAbsorbed++;
             ScheduledTask<?>[] tasks = batch.tasks;
             long[] deadlines = batch.deadlines;
             moved = tasks.length;
@@ -1112,24 +1104,13 @@ final class WorkerPool extends Dispatcher {
     }
 
     /**
-     * The race step of {@link #enterWait}: raises the count of waiting workers, then reads the arrivals' claims and the
-     * count of the master's publications; the lock is held. One test, by arithmetic (see {@link BranchFree}): tasks
-     * that arrived, or a hand-over published, between a worker's last look and its wait are met in steady firing now
-     * and then, arrivals alone only as a burst begins (timers due within the straight reach), and a test of their own,
-     * compiled as a trap, sent the worker's wait back to the interpreter there (the on-time harness's burst, compile
-     * logs, JDK 17). The master publishes, counts the publication, then reads the count of waiting workers (see
-     * {@link #publishWithoutLock}): so either the worker sees the count move, or the master sees the worker. The
-     * master counts after it publishes, so a holder of the lock may have moved a hand-over in before it is counted: a
-     * count behind the moved ones is no hand-over, and weighs nothing.
-     *
-     * @return true if there was nothing (the worker may wait; the count stays raised), false if there was (the count
-     *     is lowered again)
+     * The race step of {@link #enterWait}: raises the count of waiting workers, then reads the arrivals' claims; the
+     * lock is held. @return true if there were none (the worker may wait; the count stays raised), false if there were
+     * (the count is lowered again)
      */
     private boolean registerWaiting() {
         waitingWorkers++;
-        long unpublished = publications - publicationsAbsorbed; // -1 for a moment if the master has not counted yet
-        long found = arrivals.unreadCount() | (unpublished & ~(unpublished >> 63));
-        if (found == 0) {
+        if (arrivals.isEmpty() && published == null) {
             return true;
         }
         waitingWorkers--;

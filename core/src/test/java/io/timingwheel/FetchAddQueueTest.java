@@ -69,9 +69,10 @@ class FetchAddQueueTest {
     }
 
     /**
-     * The producer of a chunk's last node appends the next chunk before it writes the node, so a consumer that takes
-     * that node stands in the next chunk at once, never at the end of the last one; a claim made there and not yet
-     * written leaves the queue not empty: the owner must not sleep (or terminate) on an offer that is on its way.
+     * The next chunk is there before a chunk's last node is written (the spare, see {@link #aSpareChunkWaitsAhead}), so
+     * a consumer that takes that node stands in the next chunk at once, never at the end of the last one; a claim made
+     * there and not yet written leaves the queue not empty: the owner must not sleep (or terminate) on an offer that
+     * is on its way.
      */
     @Test
     void takingAChunksLastNodeMovesOnToTheNextChunk() {

@@ -12,12 +12,12 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
- * Race site: {@code FetchAddQueue} (the master's inbox): producers claim slots with one atomic add and the one that
- * claims past the end appends the next chunk, while the consumer polls, seeing a gap (null) between a claim and its
- * write. Two producers offer as the first chunk has one free slot left, so one of them appends the next chunk; the
- * second producer is also the consumer (the owner may offer too) and polls twice after its offer, racing the first
- * producer's write; the arbiter, the consumer afterwards, drains the rest. (Two actors: jcstress runs no test with
- * more actors than the machine has CPUs.)
+ * Race site: {@code FetchAddQueue} (the master's inbox): producers claim slots with one atomic add, and the one that
+ * claims a chunk's last slot moves them on to the next chunk (the spare) while one that claims past the end retries
+ * there, as the consumer polls, seeing a gap (null) between a claim and its write. Two producers offer as the first
+ * chunk has one free slot left, so one of them lands in the next chunk; the second producer is also the consumer (the
+ * owner may offer too) and polls twice after its offer, racing the first producer's write; the arbiter, the consumer
+ * afterwards, drains the rest. (Two actors: jcstress runs no test with more actors than the machine has CPUs.)
  *
  * <p>Result: (what the consumer got, what the arbiter drained after them, whether the queue
  * is empty at the end), each a sequence of the items' ids: 1 and 2, so 12 is 1 then 2, 0 nothing.

@@ -18,7 +18,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * next chunk without a test of its own, so it must find it there. The queue here has no spare (as when the producer
  * that appends it was slow), so the last slot's producer appends the next chunk itself. One producer offers as the
  * first chunk has one free slot left, and a consumer that is not a producer (unlike {@link InboxChunkBoundaryStress},
- * where a producer past the end appends the chunk itself) polls; the arbiter then offers once more and drains.
+ * whose consumer is also a producer and whose queue has its spare) polls; the arbiter then offers once more and drains.
  *
  * <p>Result: (what the consumer got, what the arbiter drained after its own offer, whether the queue is empty at the
  * end), the first two a sequence of the items' ids: 1 and 2, so 12 is 1 then 2, 0 nothing. A consumer that moved on
