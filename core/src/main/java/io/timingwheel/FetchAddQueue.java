@@ -13,8 +13,9 @@ import java.lang.invoke.VarHandle;
  * never fails for contention, as a CAS does; it only misses when it lands past the end of a full chunk, and then the
  * producer claims again in the next chunk (once per {@value #CHUNK_SIZE} offers, or a few times when many producers
  * arrive at the end together). The next chunk is there before the last slot is written (a spare, appended a chunk
- * ahead), so the consumer finds it as it takes the last node. Between the claim and the write the consumer sees a gap: {@link #poll} returns null although the queue is not empty, and
- * {@link #isEmpty} still says false, so the owner knows to retry rather than sleep.
+ * ahead), so the consumer finds it as it takes the last node. Between the claim and the write the consumer sees a gap:
+ * {@link #poll} returns null although the queue is not empty, and {@link #isEmpty} still says false, so the owner knows
+ * to retry rather than sleep.
  *
  * <p>Why an array and not an intrusive linked list (which allocates nothing): the consumer of a linked queue must load
  * each node to find the next, so under a backlog its cache misses come one after the other; here it reads the
@@ -84,12 +85,12 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
         }
     }
 
-    /** The index of a chunk's last slot, whose producer appends the next chunk. */
+    /** The index of a chunk's last slot, whose producer moves the producers on to the next chunk. */
     private static final int LAST_SLOT = CHUNK_SIZE - 1;
 
     /**
-     * Spins a producer makes, waiting for the one that filled a chunk to append the next, before it allocates one
-     * itself: about a microsecond, the time an allocation of a chunk takes.
+     * Spins a producer whose claim fell past a chunk's end makes, waiting for the next chunk to be appended, before it
+     * allocates one itself: about a microsecond, the time an allocation of a chunk takes.
      */
     private static final int APPEND_SPINS = 256;
 
@@ -120,8 +121,8 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
      * Removes and returns the oldest node, or null if there is none or the oldest is still being written. The consumer
      * moves to the next chunk as it takes a chunk's last node, which was written after the next chunk was appended: so
      * it never stands at the end of a chunk, and never meets the end of the last one, where a poll had to return null
-     * by a test of its own. That test's side, met only where a burst of offers (timers due soon) was taken as fast as it
-     * came, was compiled as a trap, and its first meeting sent the compiled worker's wait, into which the poll is
+     * by a test of its own. That test's side, met only where a burst of offers (timers due soon) was taken as fast as
+     * it came, was compiled as a trap, and its first meeting sent the compiled worker's wait, into which the poll is
      * inlined, back to the interpreter as a burst began (the on-time harness's burst, compile logs, JDK 17).
      */
     @SuppressWarnings("unchecked") // only offer() writes slots, and it takes an E
@@ -166,9 +167,8 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
     }
 
     /**
-     * @return how many nodes are queued or being written, 0 if none: a count rather than a test, so that a caller may
-     *     fold it with others into one test by arithmetic (see {@link BranchFree}); consumer only. Claims past the end
-     *     of the consumer's chunk count too: each is a node on its way into the next chunk.
+     * @return how many nodes are queued or being written, 0 if none; consumer only. Claims past the end of the
+     *     consumer's chunk count too: each is a node on its way into the next chunk.
      */
     int unreadCount() {
         return head.claimed - headIndex;
