@@ -78,11 +78,18 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
         }
     }
 
-    /** Appends a chunk after {@code chunk}, the producers' new one, unless another producer has already. */
+    /** Appends the spare after {@code chunk}, the producers' new one, unless another producer has already. */
     private static void appendSpare(Chunk chunk) {
         if (chunk.next == null) {
-            NEXT.compareAndExchange(chunk, (Chunk) null, new Chunk(chunk.first + CHUNK_SIZE));
+            appendAfter(chunk);
         }
+    }
+
+    /** @return the chunk after {@code chunk}: a fresh one this call appends, or one another producer appended first */
+    private static Chunk appendAfter(Chunk chunk) {
+        Chunk fresh = new Chunk(chunk.first + CHUNK_SIZE);
+        Chunk first = (Chunk) NEXT.compareAndExchange(chunk, (Chunk) null, fresh);
+        return first != null ? first : fresh;
     }
 
     /** The index of a chunk's last slot, whose producer moves the producers on to the next chunk. */
@@ -107,11 +114,7 @@ final class FetchAddQueue<E> extends FetchAddQueueHead {
             next = full.next;
         }
         if (next == null) {
-            Chunk fresh = new Chunk(full.first + CHUNK_SIZE);
-            next = (Chunk) NEXT.compareAndExchange(full, (Chunk) null, fresh);
-            if (next == null) {
-                next = fresh;
-            }
+            next = appendAfter(full);
         }
         TAIL.compareAndSet(this, full, next);
         return next;
