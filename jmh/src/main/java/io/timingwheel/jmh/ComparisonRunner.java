@@ -113,7 +113,9 @@ public final class ComparisonRunner {
                 report.setting(HarnessRows.settings());
             }
             OnTimeRows onTime = new OnTimeRows(ON_TIME_IMPLS, options.rounds)
-                    .addComparisonRows(table, key -> options.selected(key, !key.equals("steady"))).addEarlyRow(table);
+                    .addComparisonRows(table, key -> options.selected(key, !key.equals("steady")),
+                            options.mode == Options.Mode.FULL)
+                    .addEarlyRow(table);
             if (!onTime.isEmpty()) {
                 onTime.run();
                 report.setting(onTime.settings());

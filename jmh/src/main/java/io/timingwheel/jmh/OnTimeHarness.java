@@ -39,6 +39,12 @@ import java.util.concurrent.locks.LockSupport;
  *       {@value #STEADY_EDGE_MILLIS} ms, as a percentage of one core ({@code cpuPct}: the scheduler's threads, and what
  *       else the JVM does meanwhile), and the timers' lateness, in band {@code <PER_MS>perMs}. Measured on a fresh
  *       executor after {@value #WARM_UP_ROUNDS} rounds of the same on executors of their own.</li>
+ *   <li>{@code rate WORKERS PER_MS}: what firing at a steady rate costs its host, as a service's timeouts do: one
+ *       thread schedules {@code PER_MS} timers at the start of every millisecond, delays uniform in [5, 50 ms), and
+ *       sleeps until the next; {@value #RATE_WARMUP_MILLIS} ms of that, then {@value #RATE_MEASURED_MILLIS} ms
+ *       measured, on one executor. The process's CPU time over the measured window as a percentage of one core
+ *       ({@code cpuPct}; the producer's and the JVM's own included, the same for every implementation), that time
+ *       per timer falling due in the window ({@code cpuUsPerTimer}), and those timers' lateness.</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
@@ -85,7 +91,7 @@ public final class OnTimeHarness {
 
     /** The parts, by the name the command line and {@link OnTimeRows} use. */
     static final java.util.List<String> PARTS =
-            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady");
+            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate");
 
     static final int STEADY_DEFAULT_PER_MS = 100;
     static final long STEADY_WINDOW_MILLIS = 2_000;
@@ -96,7 +102,7 @@ public final class OnTimeHarness {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady IMPL"
+            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate IMPL"
                     + " [WORKERS [PER_MS]]");
             System.exit(2);
         }
@@ -112,6 +118,8 @@ public final class OnTimeHarness {
             case "heartbeat": heartbeat(impl); break;
             case "firing": firing(impl, workers); break;
             case "steady": steady(impl, workers, args.length > 3 ? Integer.parseInt(args[3]) : STEADY_DEFAULT_PER_MS);
+                break;
+            case "rate": rate(impl, workers, args.length > 3 ? Integer.parseInt(args[3]) : STEADY_DEFAULT_PER_MS);
                 break;
             default: throw new IllegalArgumentException("unknown part " + args[0]);
         }
@@ -374,6 +382,60 @@ public final class OnTimeHarness {
                 report("steady", impl, perMs + "perMs", workers, lateness, counters,
                         " cpuPct=" + Harness.fmt(100.0 * cpu / elapsed));
             }
+        }
+    }
+
+    static final long RATE_WARMUP_MILLIS = 2_000;
+    static final long RATE_MEASURED_MILLIS = 4_000;
+    static final long RATE_MIN_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    static final long RATE_MAX_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    static void rate(String impl, int workers, int perMs) throws InterruptedException {
+        long millis = RATE_WARMUP_MILLIS + RATE_MEASURED_MILLIS;
+        int count = (int) (perMs * millis);
+        long[] lateness = new long[count];
+        long[] deadlines = new long[count];
+        CountDownLatch done = new CountDownLatch(count);
+        SplittableRandom random = new SplittableRandom(42);
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        try (Subject subject = Subject.create(impl, workers)) {
+            long start = System.nanoTime();
+            long windowStart = start + TimeUnit.MILLISECONDS.toNanos(RATE_WARMUP_MILLIS);
+            long windowEnd = start + TimeUnit.MILLISECONDS.toNanos(millis);
+            WindowCounters before = null;
+            long cpuBefore = 0;
+            int i = 0;
+            for (long ms = 0; ms < millis; ms++) {
+                long tick = start + TimeUnit.MILLISECONDS.toNanos(ms);
+                sleepUntil(tick);
+                if (before == null && tick >= windowStart) {
+                    before = WindowCounters.read();
+                    cpuBefore = os.getProcessCpuTime();
+                }
+                for (int k = 0; k < perMs; k++, i++) {
+                    long delay = random.nextLong(RATE_MIN_DELAY_NANOS, RATE_MAX_DELAY_NANOS);
+                    long now = System.nanoTime();
+                    deadlines[i] = now + delay;
+                    subject.schedule(new Timer(lateness, i, now + delay, done), delay);
+                }
+            }
+            sleepUntil(windowEnd);
+            long cpu = os.getProcessCpuTime() - cpuBefore;
+            long elapsed = System.nanoTime() - windowStart;
+            WindowCounters counters = WindowCounters.read().since(before);
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(subject.name + ": " + done.getCount() + " timers never ran");
+            }
+            long[] inWindow = new long[count];
+            int n = 0;
+            for (int t = 0; t < count; t++) {
+                if (deadlines[t] >= windowStart && deadlines[t] < windowEnd) {
+                    inWindow[n++] = lateness[t];
+                }
+            }
+            report("rate", impl, perMs + "perMs", workers, Arrays.copyOf(inWindow, n), counters,
+                    " cpuPct=" + Harness.fmt(100.0 * cpu / elapsed) + " cpuUsPerTimer=" + Harness.fmt(cpu / 1e3 / n));
         }
     }
 

@@ -40,6 +40,10 @@ final class OnTimeRows {
         }
     }
 
+    /** The timer rates of the {@code rate} rows, per millisecond: the quick comparison's, and the full one's. */
+    static final List<Integer> QUICK_RATES = List.of(10, 100);
+    static final List<Integer> FULL_RATES = List.of(1, 10, 50, 100);
+
     private final List<String> impls;
     private final int rounds;
     /** Parts that run for fewer implementations than {@link #impls}: part → its implementations. */
@@ -49,8 +53,8 @@ final class OnTimeRows {
     private Table.Row early;
     /** The count of garbage collections in measured windows, every part and round; null until a row is added. */
     private Table.Row collections;
-    /** The harness runs, part and worker count, in the order they run. */
-    private final Map<String, int[]> jobs = new LinkedHashMap<>();
+    /** The harness runs, by part, worker count and rate: the arguments after the implementation, in run order. */
+    private final Map<String, List<String>> jobs = new LinkedHashMap<>();
 
     OnTimeRows(List<String> impls, int rounds) {
         this.impls = impls;
@@ -65,8 +69,11 @@ final class OnTimeRows {
                 + " executors made as a user makes them (no thread prestarted)";
     }
 
-    /** Adds the rows of the quick comparison for the parts {@code selected} says, in table order. */
-    OnTimeRows addComparisonRows(Table table, java.util.function.Predicate<String> selected) {
+    /**
+     * Adds the rows of the comparison for the parts {@code selected} says, in table order; {@code full} adds the
+     * {@code rate} rows at every rate and with 4 workers.
+     */
+    OnTimeRows addComparisonRows(Table table, java.util.function.Predicate<String> selected, boolean full) {
         if (selected.test("burst")) {
             String burst = "burst: 200 000 timers (delays 0-2 s) from one thread as fast as it can";
             add(table, "burst", "lt50ms", 1, "p99us", burst + "; due < 50 ms: p99", "µs");
@@ -99,7 +106,24 @@ final class OnTimeRows {
             add(table, "steady", "100perMs", 1, "p50us", "steady firing, 100 timers/ms: p50", "µs");
             add(table, "steady", "100perMs", 1, "p99us", "steady firing, 100 timers/ms: p99", "µs");
         }
+        if (selected.test("rate")) {
+            for (int workers : full ? List.of(1, 4) : List.of(1)) {
+                for (int perMs : full ? FULL_RATES : QUICK_RATES) {
+                    String at = perMs + " timers/ms (delays 5-50 ms, scheduled as they go), " + workers + " worker"
+                            + (workers == 1 ? "" : "s");
+                    String band = perMs + "perMs";
+                    addRate(table, band, workers, perMs, "cpuUsPerTimer", at + ": process CPU per timer", "µs");
+                    addRate(table, band, workers, perMs, "cpuPct", at + ": process CPU, % of one core", "%");
+                    addRate(table, band, workers, perMs, "p99us", at + ": p99 lateness", "µs");
+                }
+            }
+        }
         return this;
+    }
+
+    private void addRate(Table table, String band, int workers, int perMs, String metric, String label, String unit) {
+        specs.add(new Spec("rate", band, workers, metric, table.add("rate", label, unit)));
+        jobs.putIfAbsent("rate/" + workers + "/" + perMs, List.of(Integer.toString(workers), Integer.toString(perMs)));
     }
 
     /**
@@ -131,7 +155,7 @@ final class OnTimeRows {
 
     private void add(Table table, String part, String band, int workers, String metric, String label, String unit) {
         specs.add(new Spec(part, band, workers, metric, table.add(part, label, unit)));
-        jobs.putIfAbsent(part + "/" + workers, new int[] {workers});
+        jobs.putIfAbsent(part + "/" + workers, List.of(Integer.toString(workers)));
     }
 
     /**
@@ -155,17 +179,19 @@ final class OnTimeRows {
         // results.get(impl).get(part/workers/band) = the result maps of the rounds
         Map<String, Map<String, List<Map<String, String>>>> results = new LinkedHashMap<>();
         for (int round = 1; round <= rounds; round++) {
-            for (Map.Entry<String, int[]> job : jobs.entrySet()) {
+            for (Map.Entry<String, List<String>> job : jobs.entrySet()) {
                 String part = job.getKey().substring(0, job.getKey().indexOf('/'));
-                int workers = job.getValue()[0];
+                int workers = Integer.parseInt(job.getValue().get(0));
                 for (String impl : partImpls.getOrDefault(part, impls)) {
                     if (!Subject.available(impl) || (part.equals("heartbeat") && impl.startsWith("netty"))
                             || (part.equals("firing") && impl.startsWith("netty"))) {
                         continue; // Netty has no fixed rate, and a due task waits for its next tick
                     }
-                    System.out.printf(Locale.ROOT, "on time, round %d of %d: %s, %d worker%s, %s%n", round, rounds,
-                            part, workers, workers == 1 ? "" : "s", impl);
-                    List<String> args = List.of(part, impl, Integer.toString(workers));
+                    System.out.printf(Locale.ROOT, "on time, round %d of %d: %s, %d worker%s%s, %s%n", round, rounds,
+                            part, workers, workers == 1 ? "" : "s",
+                            job.getValue().size() > 1 ? ", " + job.getValue().get(1) + " per ms" : "", impl);
+                    List<String> args = new ArrayList<>(List.of(part, impl));
+                    args.addAll(job.getValue());
                     for (Map<String, String> r : ChildJvm.run(OnTimeHarness.class, JVM_FLAGS, args)) {
                         String key = r.get("part") + "/" + r.get("workers") + "/" + r.get("band");
                         results.computeIfAbsent(impl, k -> new LinkedHashMap<>())
