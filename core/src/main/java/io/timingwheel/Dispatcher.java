@@ -1,9 +1,9 @@
 package io.timingwheel;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 
 /**
  * Where due tasks go to run, and nothing else: a hand-off. Its two cases are the executor's own {@link WorkerPool}
@@ -16,6 +16,12 @@ import java.util.function.LongSupplier;
  * ({@link WorkerPool#STRAIGHT_REACH_NANOS}). The external dispatcher takes only due tasks: both times are zero there.
  */
 abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
+    /** The executor that owns the dispatcher: its whole channel back to the core. */
+    final DispatcherHost host;
+
+    Dispatcher(DispatcherHost host) {
+        this.host = host;
+    }
 
     /** What {@link #close} found. */
     enum Closing {
@@ -29,8 +35,13 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
         NO_THREADS_LEFT
     }
 
-    /** A snapshot of the dispatcher's figures for {@code statistics()}, read together. */
-    record Figures(int running, long completedRuns, long failedRuns, long[] lateness) {
+    /**
+     * A snapshot of the dispatcher's figures, read together: the threads running tasks of ours now (as
+     * {@code ThreadPoolExecutor.getPoolSize}), the most there were at once, those running a task now, the runs ended
+     * (each run of a periodic task counts) and how many of them failed, and their lateness by bucket
+     * ({@link LatenessHistogram}).
+     */
+    record Figures(int poolSize, int largestPoolSize, int active, long completed, long failed, long[] lateness) {
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------
@@ -53,57 +64,66 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
 
     // -- what waits here --------------------------------------------------------------------------------------------
 
-    /** Cancels every waiting task that the shutdown policies do not keep. */
-    abstract void applyShutdownPolicies();
-
     /** Moves every waiting task that has not started into {@code sink}, marked as returned, for shutdownNow. */
     abstract void drainUnstartedTo(List<ScheduledTask<?>> sink);
 
-    /** Takes up to {@code max} of the waiting tasks, those due first, into {@code sink}, marked as returned. */
-    abstract int takeDue(int max, List<ScheduledTask<?>> sink);
+    /** Copies the waiting tasks that have not started into {@code sink}, in deadline order. */
+    abstract void copyWaitingTo(List<ScheduledTask<?>> sink);
+
+    /** @return the waiting tasks that have not started, in deadline order (ties in the order they wait here) */
+    private List<ScheduledTask<?>> waiting() {
+        List<ScheduledTask<?>> waiting = new ArrayList<>();
+        copyWaitingTo(waiting);
+        waiting.sort(Comparator.comparingLong(task -> task.deadline)); // stable
+        return waiting;
+    }
+
+    /** Cancels every waiting task that the shutdown policies do not keep. */
+    final void applyShutdownPolicies() {
+        for (ScheduledTask<?> task : waiting()) {
+            if (!host.keptAfterShutdown(task)) {
+                task.cancelIfPending();
+            }
+        }
+    }
 
     /** Cancels every waiting task. */
     final void cancelWaiting() {
-        List<ScheduledTask<?>> waiting = new ArrayList<>();
-        copyWaitingTo(waiting);
-        for (ScheduledTask<?> task : waiting) {
+        for (ScheduledTask<?> task : waiting()) {
             task.cancelIfPending();
         }
     }
 
-    /** Copies the waiting tasks that have not started into {@code sink}. */
-    abstract void copyWaitingTo(List<ScheduledTask<?>> sink);
+    /** Takes up to {@code max} of the waiting tasks that are due, those due first, into {@code sink}, marked as returned. */
+    final int takeDue(int max, List<ScheduledTask<?>> sink) {
+        long now = host.now();
+        int taken = 0;
+        for (ScheduledTask<?> task : waiting()) {
+            if (taken == max || task.deadline > now) {
+                break;
+            }
+            if (task.markReturned()) {
+                sink.add(task);
+                taken++;
+            }
+        }
+        return taken;
+    }
 
     /**
      * @return a time at or before which the first task waiting here is due ({@link TimingWheel#NONE} if none waits)
      */
-    abstract long firstWaitingDeadline();
-
-    /**
-     * Whether a worker's wait for a deadline should have ended more than {@code toleranceNanos} before the time
-     * {@code clock} gives and has not: the worker is not running when its task falls due (on a machine with few
-     * cores, most often because another thread holds its core). A hint for the master, read without a lock; the
-     * clock is read only while a worker leads such a wait.
-     */
-    abstract boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos);
-
-    /**
-     * A publisher's look at the same, after it published a task: if a worker's wait for a deadline is overdue, the
-     * publisher lets another thread have its core. On a machine with as few cores as busy threads, the kernel wakes a
-     * waiting worker on its last core even when a publisher scheduling at full speed holds it, and lets the
-     * publisher finish its time slice first (a few milliseconds), even while the other core idles: the worker's
-     * timers wait for that thread, not for a free core. The publisher's yield hands the core over at once; where the
-     * worker waits elsewhere, it returns at once. And if the workers are held off their cores in the pool's own code
-     * (no run started between two looks, a moment apart, and a worker not in a run: see {@link StallWatch}), the
-     * publisher pauses a little, so that a core frees. Read without a lock, and without the clock: {@code now} is the
-     * publisher's own reading, the one its task's deadline was computed from.
-     *
-     * @return whether the publisher yielded or paused
-     */
-    abstract boolean publisherGivesWay(long now);
+    final long firstWaitingDeadline() {
+        List<ScheduledTask<?>> waiting = waiting();
+        return waiting.isEmpty() ? TimingWheel.NONE : waiting.get(0).deadline;
+    }
 
     /** @return how many waiting tasks have not started */
-    abstract int waitingCount();
+    final int waitingCount() {
+        List<ScheduledTask<?>> waiting = new ArrayList<>();
+        copyWaitingTo(waiting);
+        return waiting.size();
+    }
 
     /**
      * For a virtual clock's look: whether no task runs here and none waits that has not started, read together. The
@@ -135,18 +155,6 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
 
     // -- figures ----------------------------------------------------------------------------------------------------
 
-    /** @return the threads running tasks of ours now, as {@code ThreadPoolExecutor.getPoolSize} */
-    abstract int poolSize();
-
-    /** @return the most threads that have run tasks of ours at once */
-    abstract int largestPoolSize();
-
-    /** @return the threads running a task now */
-    abstract int activeCount();
-
-    /** @return the runs that have ended (each run of a periodic task counts) */
-    abstract long completedCount();
-
-    /** @return the figures for {@code statistics()}, read together */
+    /** @return the figures, read together */
     abstract Figures figures();
 }

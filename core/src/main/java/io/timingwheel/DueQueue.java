@@ -27,14 +27,8 @@ import java.util.function.Predicate;
  * cost a copy of the lane, and a lane of hundreds of thousands held back by the order gate took the master seconds to
  * hand over into (the test of a million timers caught it, 1 run in 10).
  *
- * <p><b>Few branches a workload may never take.</b> The worker's take inlines this queue, and the JIT compiles a branch
- * its profile never saw taken as a trap: the first time it is taken, the whole compiled take goes back to the
- * interpreter and is compiled again, tens of milliseconds of a core the timers need. Equal deadlines, a heap or a
- * queue running empty are such rare events in many workloads (with {@code -XX:+LogCompilation}, such traps fell in
- * most measured windows of the on-time harness's tasks due at once, and deoptimized the worker's take, its moving in
- * of arrivals and its wait). So an empty part, lane or queue reports the deadline {@link #EMPTY}, later than any
- * task's, and heads are compared by arithmetic ({@link BranchFree}; the heap's nodes by {@link #orderSign}): which
- * one leads, and whether the queue holds a task at all, is decided without a branch on either.
+ * <p>An empty part, lane or queue reports the deadline {@link #EMPTY}, later than any task's, so a look at the first
+ * deadline needs no test of emptiness first.
  */
 final class DueQueue {
     /** The deadline of the first task of an empty queue, lane or part: later than any task's ({@link Deadlines#MAX}). */
@@ -46,28 +40,9 @@ final class DueQueue {
     private final Lane fromMaster = new Lane();
     private final Lane straight = new Lane();
 
-    /** Both lanes, the master's at 0: {@link #headLane} picks one by index, computed without a branch. */
-    private final Lane[] lanes = {fromMaster, straight};
-
     /** Adds a task, in order. @param byMaster whether the master handed it over (see the class comment) */
     void add(ScheduledTask<?> task, boolean byMaster) {
-        add(task, task.deadline, byMaster);
-    }
-
-    /**
-     * Adds a task whose deadline the caller has read already, in order, without reading the task: a worker moving in
-     * the master's hand-over passes the deadlines the master published beside the tasks, so that the move touches
-     * none of the tasks, whose memory the master wrote last (see {@link WorkerPool}'s "The master's hand-overs").
-     *
-     * @param deadline the task's deadline, {@code task.deadline}
-     * @param byMaster whether the master handed it over (see the class comment)
-     */
-    void add(ScheduledTask<?> task, long deadline, boolean byMaster) {
-        if (byMaster) {
-            fromMaster.add(task, deadline);
-        } else {
-            straight.add(task, deadline);
-        }
+        (byMaster ? fromMaster : straight).add(task, task.deadline);
     }
 
     boolean isEmpty() {
@@ -80,14 +55,11 @@ final class DueQueue {
 
     /**
      * @return the lane whose head is the queue's first task (the master's lane wins a tie); an empty lane if the queue
-     *     is empty (its head deadline {@link #EMPTY}, its head no task to take). A worker that reads the first task's
-     *     deadline, then the task, then takes it, asks once and works on that lane: each of {@link #peekDeadline},
-     *     {@link #peek} and {@link #poll} chooses again, and the JIT inlines both lanes' code at every choice, which
-     *     made the worker's take one of the largest compilations of a cold JVM.
+     *     is empty (its head deadline {@link #EMPTY})
      */
-    Lane headLane() {
-        // index 1, the straight lane, only if its head is strictly earlier: an empty lane's EMPTY never is
-        return lanes[BranchFree.oneIfLess(straight.firstDeadline, fromMaster.firstDeadline)];
+    private Lane headLane() {
+        // the straight lane only if its head is strictly earlier: an empty lane's EMPTY never is
+        return straight.firstDeadline < fromMaster.firstDeadline ? straight : fromMaster;
     }
 
     /** @return the first task, or null */
@@ -142,14 +114,9 @@ final class DueQueue {
         return fromMaster.run.retainedOutside() + straight.run.retainedOutside();
     }
 
-    /**
-     * Compares two keys, (deadline, arrival), by deadline, then by arrival, without a branch (see the class comment).
-     *
-     * @return a negative value if key 1 comes before key 2, else zero or a positive one
-     */
-    static long orderSign(long deadline1, long arrival1, long deadline2, long arrival2) {
-        long tie = BranchFree.allOnesIfEqual(deadline1, deadline2);
-        return BranchFree.lessThanSign(deadline1, deadline2) | (tie & BranchFree.lessThanSign(arrival1, arrival2));
+    /** @return whether key 1, (deadline, arrival), comes before key 2: by deadline, then by arrival */
+    static boolean before(long deadline1, long arrival1, long deadline2, long arrival2) {
+        return deadline1 < deadline2 || deadline1 == deadline2 && arrival1 < arrival2;
     }
 
     /**
@@ -164,10 +131,10 @@ final class DueQueue {
 
         /**
          * Whether the first task is the heap's, decided at each change of the lane ({@link #settleFirst}) rather than
-         * at each look: a worker looks at the head several times per task it takes, and the JIT inlined the choice
-         * at every look. Meaningful only while the lane holds a task. An int, 1 or 0, set without a branch.
+         * at each look: a worker looks at the head several times per task it takes. Meaningful only while the lane
+         * holds a task.
          */
-        private int heapFirst;
+        private boolean heapFirst;
 
         /** The first task's deadline, {@link #EMPTY} while the lane holds none; set with {@link #heapFirst}. */
         private long firstDeadline = EMPTY;
@@ -191,7 +158,7 @@ final class DueQueue {
         private void settleFirst() {
             long heapDeadline = heap.headDeadline(); // EMPTY if the heap is empty, as the run's: no look at either
             long runDeadline = run.headDeadline();
-            heapFirst = BranchFree.oneIfLess(heapDeadline, runDeadline);
+            heapFirst = heapDeadline < runDeadline;
             firstDeadline = Math.min(heapDeadline, runDeadline);
         }
 
@@ -204,7 +171,7 @@ final class DueQueue {
         }
 
         ScheduledTask<?> head() {
-            return heapFirst != 0 ? heap.head() : run.head();
+            return heapFirst ? heap.head() : run.head();
         }
 
         /** @return the first task's deadline, {@link #EMPTY} if the lane is empty */
@@ -213,7 +180,7 @@ final class DueQueue {
         }
 
         ScheduledTask<?> poll() {
-            ScheduledTask<?> first = heapFirst != 0 ? heap.poll() : run.poll();
+            ScheduledTask<?> first = heapFirst ? heap.poll() : run.poll();
             settleFirst();
             return first;
         }
@@ -242,7 +209,7 @@ final class DueQueue {
             ScheduledTask<?>[] tasks = new ScheduledTask<?>[count];
             long[] arrivals = new long[count];
             for (int i = 0; i < count; i++) {
-                if (orderSign(heap.headDeadline(), heap.headArrival(), run.headDeadline(), run.headArrival()) < 0) {
+                if (before(heap.headDeadline(), heap.headArrival(), run.headDeadline(), run.headArrival())) {
                     arrivals[i] = heap.headArrival();
                     tasks[i] = heap.poll();
                 } else {
@@ -301,12 +268,12 @@ final class DueQueue {
 
         /** @return whether node {@code i} comes before node {@code j} */
         private boolean before(int i, int j) {
-            return orderSign(deadlines[i], arrivals[i], deadlines[j], arrivals[j]) < 0;
+            return DueQueue.before(deadlines[i], arrivals[i], deadlines[j], arrivals[j]);
         }
 
         /** @return whether node {@code i} comes before the key (deadline, arrival) */
         private boolean nodeBeforeKey(int i, long deadline, long arrival) {
-            return orderSign(deadlines[i], arrivals[i], deadline, arrival) < 0;
+            return DueQueue.before(deadlines[i], arrivals[i], deadline, arrival);
         }
 
         /** Puts the entry at the hole {@code at} or above it, moving the nodes before it down. */
@@ -343,7 +310,7 @@ final class DueQueue {
 
         /** @return whether the key (deadline, arrival) comes before node {@code i} */
         private boolean keyBeforeNode(long deadline, long arrival, int i) {
-            return orderSign(deadline, arrival, deadlines[i], arrivals[i]) < 0;
+            return DueQueue.before(deadline, arrival, deadlines[i], arrivals[i]);
         }
 
         private void set(int i, ScheduledTask<?> task, long deadline, long arrival) {
@@ -376,7 +343,7 @@ final class DueQueue {
             ScheduledTask<?> first = tasks[0];
             int last = --size;
             // The last node fills the root's hole and sinks; then its old slot is cleared. With no node left that slot
-            // is the root, filled again by the sift: clearing it empties the heap, with no branch on its size.
+            // is the root, filled again by the sift: clearing it empties the heap.
             siftDown(0, tasks[last], deadlines[last], arrivals[last]);
             tasks[last] = null; // the queue must not keep what it handed out alive
             deadlines[last] = EMPTY;
@@ -534,13 +501,13 @@ final class DueQueue {
         ScheduledTask<?> poll() {
             ScheduledTask<?> task = tasks[head];
             tasks[head++] = null; // the queue must not keep what it handed out alive
-            // A run that empties starts again at the front, whose slots the caches likely still hold; by a mask, all
-            // ones while tasks remain, else 0, not a branch (see the class comment).
-            int remaining = tail - head;
-            int keep = (remaining | -remaining) >> 31;
-            head &= keep;
-            tail &= keep;
-            tasks[tail] = END;
+            if (head == tail) {
+                // a run that empties starts again at the front, whose slots the caches likely still hold
+                tasks[head] = null;
+                head = 0;
+                tail = 0;
+                tasks[0] = END;
+            }
             return task;
         }
 

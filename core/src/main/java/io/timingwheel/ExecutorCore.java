@@ -69,8 +69,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         if (settings.workerExecutor() != null) {
             this.dispatcher = new ExternalDispatcher(this, runner, settings.workerExecutor());
         } else {
-            ownPool = new WorkerPool(name, this, runner, gate, poolSettings,
-                    clock.isVirtual() ? 0 : settings.deadlineSpinNanos());
+            ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
             this.dispatcher = ownPool;
             ownPool.listenToGate();
         }
@@ -164,7 +163,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         }
         // The publisher's reading of the clock, which the deadline was computed from (the deadline itself for a delay
         // of zero or less; a clamped far deadline gives an earlier time, which finds nothing overdue).
-        dispatcher.publisherGivesWay(delayNanos > 0 ? task.deadline - delayNanos : task.deadline);
+        pool.publisherGivesWay(delayNanos > 0 ? task.deadline - delayNanos : task.deadline);
         pool.prestartWorkers();
         return null;
     }
@@ -238,7 +237,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
             return new VirtualClock.Settled(TimingWheel.NONE, runsEnded); // read after the idle look: see above
         }
         VirtualClock.Settled settled = master.settled(advancing)
-                .orElseGet(() -> new VirtualClock.Settled(TimingWheel.NONE, dispatcher.completedCount())); // it left
+                .orElseGet(() -> new VirtualClock.Settled(TimingWheel.NONE, dispatcher.figures().completed())); // it left
         return settled == MasterLoop.NOT_SETTLED ? null : settled;
     }
 
@@ -386,6 +385,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     }
 
     @Override
+    public boolean workerDue() {
+        return pool.workerDue();
+    }
+
+    @Override
     public boolean workersStarved() {
         return pool.workersStarved();
     }
@@ -413,7 +417,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
 
     ExecutorStatistics statistics() {
         Dispatcher.Figures pool = dispatcher.figures();
-        return new ExecutorStatistics(pending.count(), pool.running(), pool.completedRuns(), pool.failedRuns(),
+        return new ExecutorStatistics(pending.count(), pool.active(), pool.completed(), pool.failed(),
                 instrumentation.cancelledCount(), instrumentation.rejectedCount(), pool.lateness());
     }
 

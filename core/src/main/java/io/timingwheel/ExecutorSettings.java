@@ -18,10 +18,9 @@ import java.util.concurrent.ThreadFactory;
  * @param skipMissedRuns whether fixed-rate tasks skip missed runs
  * @param lateRunEventThresholdNanos runs later than this emit a JFR event; negative when the events are off
  * @param virtualClock the clock a test moves, or null for {@code System.nanoTime()}
- * @param deadlineSpinNanos how close to a deadline the worker waiting for it spins rather than parks; 0 for never
  */
 record ExecutorSettings(String name, int corePoolSize, ThreadFactory threadFactory, ThreadFactory masterThreadFactory,
                         Executor workerExecutor, long tickNanos, int wheelSize, long maxPendingTasks,
                         TaskFailureHandler failureHandler, boolean skipMissedRuns, long lateRunEventThresholdNanos,
-                        VirtualClock virtualClock, long deadlineSpinNanos) {
+                        VirtualClock virtualClock) {
 }

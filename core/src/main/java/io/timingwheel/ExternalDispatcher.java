@@ -1,7 +1,5 @@
 package io.timingwheel;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,7 +8,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
 
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
@@ -30,7 +27,6 @@ import java.util.function.LongSupplier;
  * the settings for the JDK's getters).
  */
 final class ExternalDispatcher extends Dispatcher {
-    private final DispatcherHost host;
     private final TaskRunner runner;
     private final Executor executor;
 
@@ -57,7 +53,7 @@ final class ExternalDispatcher extends Dispatcher {
     private final LatenessHistogram lateness = LatenessHistogram.shared();
 
     ExternalDispatcher(DispatcherHost host, TaskRunner runner, Executor executor) {
-        this.host = host;
+        super(host);
         this.runner = runner;
         this.executor = executor;
     }
@@ -180,46 +176,16 @@ final class ExternalDispatcher extends Dispatcher {
         return false;
     }
 
-    // -- figures: the executor owns its threads; these count those running a task of ours ----------------------
-
-    /** @return the threads of the external executor running a task of ours now */
-    @Override
-    int poolSize() {
-        return runners.size();
-    }
-
-    @Override
-    int largestPoolSize() {
-        return largest.get();
-    }
-
-    @Override
-    int activeCount() {
-        return runners.size();
-    }
-
-    @Override
-    long completedCount() {
-        return completed.sum();
-    }
-
+    /** The executor owns its threads: the pool's size is that of those running a task of ours now. */
     @Override
     Figures figures() {
         long[] counts = new long[LatenessHistogram.BUCKETS];
         lateness.addTo(counts);
-        return new Figures(runners.size(), completed.sum(), failed.sum(), counts);
+        int running = runners.size();
+        return new Figures(running, largest.get(), running, completed.sum(), failed.sum(), counts);
     }
 
     // -- queries and shutdown ---------------------------------------------------------------------------------------
-
-    @Override
-    void applyShutdownPolicies() {
-        for (ScheduledTask<?> task : waiting) {
-            if (!host.keptAfterShutdown(task) && task.cancelIfPending()) {
-                waiting.remove(task);
-            }
-        }
-    }
 
     @Override
     void drainUnstartedTo(List<ScheduledTask<?>> sink) {
@@ -232,65 +198,12 @@ final class ExternalDispatcher extends Dispatcher {
     }
 
     @Override
-    int takeDue(int max, List<ScheduledTask<?>> sink) {
-        List<ScheduledTask<?>> candidates = new ArrayList<>();
-        copyWaitingTo(candidates);
-        candidates.sort(Comparator.comparingLong(task -> task.deadline));
-        int taken = 0;
-        for (ScheduledTask<?> task : candidates) {
-            if (taken == max) {
-                break;
-            }
-            if (task.markReturned()) {
-                waiting.remove(task);
-                sink.add(task);
-                taken++;
-            }
-        }
-        return taken;
-    }
-
-    @Override
     void copyWaitingTo(List<ScheduledTask<?>> sink) {
         for (ScheduledTask<?> task : waiting) {
             if (task.isPending()) {
                 sink.add(task);
             }
         }
-    }
-
-    /** The user's executor's threads do not wait for deadlines here: it is handed only due tasks. */
-    @Override
-    boolean deadlineWaitOverdue(LongSupplier clock, long toleranceNanos) {
-        return false;
-    }
-
-    /** No worker of this dispatcher waits for a deadline: nothing to give way to. */
-    @Override
-    boolean publisherGivesWay(long now) {
-        return false;
-    }
-
-    @Override
-    long firstWaitingDeadline() {
-        long first = TimingWheel.NONE;
-        for (ScheduledTask<?> task : waiting) {
-            if (task.isPending()) {
-                first = Math.min(first, task.deadline);
-            }
-        }
-        return first;
-    }
-
-    @Override
-    int waitingCount() {
-        int n = 0;
-        for (ScheduledTask<?> task : waiting) {
-            if (task.isPending()) {
-                n++;
-            }
-        }
-        return n;
     }
 
     @Override

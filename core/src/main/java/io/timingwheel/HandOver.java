@@ -21,14 +21,8 @@ final class HandOver implements Consumer<ScheduledTask<?>> {
     private long drainedLowerings;
     private boolean opensGate;
 
-    /** Called after every {@value #CHECKPOINT_EVERY} tasks collected: where the master may give way to a worker. */
-    private final Runnable checkpoint;
-
-    private static final int CHECKPOINT_EVERY = 32;
-
-    HandOver(OrderGate gate, Runnable checkpoint) {
+    HandOver(OrderGate gate) {
         this.gate = gate;
-        this.checkpoint = checkpoint;
     }
 
     /** Collects a task the wheel gave up (a cancelled one is left out: its cancel posted it to the master). */
@@ -41,9 +35,6 @@ final class HandOver implements Consumer<ScheduledTask<?>> {
             tasks = Arrays.copyOf(tasks, size * 2);
         }
         tasks[size++] = task;
-        if (size % CHECKPOINT_EVERY == 0) {
-            checkpoint.run();
-        }
     }
 
     /** Sets the gate opening of this hand-over ({@link OrderGate#open}). */

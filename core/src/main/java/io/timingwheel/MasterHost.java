@@ -29,6 +29,13 @@ interface MasterHost {
      */
     boolean tryTerminate();
 
+    /**
+     * @return whether a worker of the executor's own pool is due to run now (every worker busy, or the leader's wait
+     *     ended): the master's turn would take a core from it (false with an external executor, whose threads are not
+     *     ours to weigh)
+     */
+    boolean workerDue();
+
     /** @return true if tasks wait for a worker that the thread factory failed to start (the own pool only) */
     boolean workersStarved();
 

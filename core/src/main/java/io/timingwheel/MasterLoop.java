@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.LongSupplier;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
@@ -27,9 +26,7 @@ import java.util.function.LongSupplier;
  * mark: never more, so a burst of schedules that keeps the inbox full does not keep the master from handing over what
  * falls due meanwhile (it drains a burst a turn's worth at a time, and hands over between). Then it hands over the
  * tasks due within the dispatcher's hand-over time and opens the gate
- * (see {@link OrderGate} for why the mark makes that safe). Its work has time to spare, a worker's timers do not: once
- * per turn it lets another thread have its core if the worker that waits for a deadline is overdue
- * ({@link #giveWayToLateWorker}).
+ * (see {@link OrderGate} for why the mark makes that safe).
  *
  * <h2>Sleeping and waking</h2>
  * Producers never unpark the master for work that can wait; that would cost more than the schedule itself.
@@ -40,8 +37,9 @@ import java.util.function.LongSupplier;
  *       is lost, and one producer per sleep unparks.</li>
  *   <li>It parks until {@link #leadNanos} before that deadline when the dispatcher's workers wait for deadlines
  *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path. A worker about
- *       to wait for a deadline wakes it early, if that park is to end soon ({@link #turnEarlyIfPlannedBy}): its turn
- *       then runs while the worker sleeps, not as the worker wakes.</li>
+ *       to wait wakes it early, if that park is to end soon ({@link #turnEarlyIfPlannedBy}): its turn then runs while
+ *       the worker sleeps, not as the worker wakes. While a worker is due to run, the master puts its turn off, within
+ *       what its hand-overs and the order gate allow ({@link #putOffTurn}), until the first of them is about to wait.</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep (the gate's state says so: {@link OrderGate.Horizon#deep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
@@ -53,17 +51,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** How long the master naps while producers keep the inbox busy; bounds the lateness it may add then. */
     private static final long BUSY_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
-    /**
-     * How long past the end of its wait for a deadline a worker that has not woken counts as kept from its core (see
-     * {@link #giveWayToLateWorker}): above the usual lateness of a timed wait's end (the kernel's timer slack, 50 µs,
-     * and the wake-up itself), so that the master gives way only to a worker that is really held up. Publishers give
-     * way after the same ({@link Dispatcher#publisherGivesWay}).
-     */
-    static final long GIVE_WAY_AFTER_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-
-    /** Tasks a drain takes between two looks at whether a worker is held up (see {@link #giveWayToLateWorker}). */
-    private static final int GIVE_WAY_CHECK_EVERY = 64;
-
     /** Tasks a long drain takes between two hand-overs (see {@link #drainMarked}): some tens of microseconds. */
     private static final int HAND_OVER_EVERY = 512;
 
@@ -72,9 +59,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     private final String executorName;
     private final MasterHost host;
-
-    /** The host's clock, for {@link #giveWayToLateWorker}: read there only while a worker leads a wait. */
-    private final LongSupplier clock;
 
     private final TimingWheel<ScheduledTask<?>> wheel;
     private final Dispatcher dispatcher;
@@ -107,6 +91,17 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     private final long leadNanos;
 
     /**
+     * How long at most the master puts its turn off while every worker is busy ({@link #putOffTurn}): half the time
+     * between a task's coming to the inbox (at least the straight reach before its deadline) and its hand-over (the
+     * hand-over time before it), so that the put-off turn has the other half for its work. Zero (never) where there is
+     * no such time: an external executor, a virtual clock.
+     */
+    private final long putOffLimitNanos;
+
+    /** When the master's last turn began (not put off). Master only. */
+    private long lastTurnAt;
+
+    /**
      * With a virtual clock: the master sleeps until woken, never for a time, since no amount of real time brings a
      * deadline nearer; the clock's look at the executor ({@link #settled}) wakes it after each step.
      */
@@ -124,8 +119,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     private volatile boolean holdsTimers;
 
     /**
-     * When the master's timed park ends, while it is parked for its next turn; {@link TimingWheel#NONE} otherwise. A
-     * worker about to wait for a deadline reads it to start that turn early ({@link #turnEarlyIfPlannedBy}).
+     * When the master's timed park ends, while it is parked for its next turn (its start, while it puts a turn off: see
+     * {@link #putOffTurn}); {@link TimingWheel#NONE} otherwise. A worker about to wait reads it to start that turn
+     * early ({@link #turnEarlyIfPlannedBy}).
      */
     private volatile long plannedTurn = TimingWheel.NONE;
 
@@ -138,9 +134,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             throw new ExceptionInInitializerError(e);
         }
     }
-
-    /** Whether the master gave way to a late worker in this turn ({@link #giveWayToLateWorker}). Master only. */
-    private boolean gaveWayThisTurn;
 
     /** Tasks collected by one advance, handed to the dispatcher in one batch. */
     private final HandOver handOver;
@@ -164,15 +157,15 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                boolean sleepsUntilWoken, ThreadFactory threadFactory) {
         this.executorName = executorName;
         this.host = host;
-        this.clock = host::now;
         this.wheel = wheel;
         this.dispatcher = dispatcher;
         this.gate = gate;
         this.lazyWakeNanos = lazyWakeNanos;
         this.handOverAheadNanos = handOverAheadNanos;
         this.straightReachNanos = straightReachNanos;
-        this.handOver = new HandOver(gate, this::giveWayToLateWorker);
+        this.handOver = new HandOver(gate);
         this.leadNanos = handOverAheadNanos - handOverAheadNanos / 10;
+        this.putOffLimitNanos = Math.max(0, straightReachNanos - handOverAheadNanos) / 2;
         this.sleepsUntilWoken = sleepsUntilWoken;
         this.threadFactory = threadFactory;
     }
@@ -313,9 +306,12 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         // The master has nothing interruptible; an interrupt from user code would only make every park return at
         // once and turn the loop into a spin.
         Thread.interrupted();
-        gaveWayThisTurn = false;
         runCommands();
         long now = host.now();
+        if (putOffTurn(now)) {
+            return false;
+        }
+        lastTurnAt = now;
         boolean drained = drainAndHandOver(now);
         if (host.isShutdown() && holdsNothing() && host.tryTerminate()) {
             return true;
@@ -330,6 +326,33 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     }
 
     /**
+     * Puts the turn off while a worker of the own pool is due to run (every worker busy, or the leader's wait for a
+     * deadline ended: {@link MasterHost#workerDue}), so that the master's work does not take a core from it (on a
+     * machine with as few cores as busy threads, a burst of schedules or a cold JVM's compiler threads leave none to
+     * spare): the first worker that is about to wait makes the master turn at once ({@link #turnEarlyIfPlannedBy}). Never past the hand-over of the first deadline the master holds, nor
+     * longer than {@link #putOffLimitNanos} after its last turn, within which the tasks of the inbox, due the straight
+     * reach after they came or later, are still taken in and handed over in time, and the order gate still opens for
+     * the tasks due now. Master thread only. @return whether the turn was put off (the master parked meanwhile)
+     */
+    private boolean putOffTurn(long now) {
+        if (putOffLimitNanos == 0 || commandsPosted || !host.workerDue()) {
+            return false;
+        }
+        long first = wheel.nextDeadlineBound();
+        long until = lastTurnAt + putOffLimitNanos;
+        if (first != TimingWheel.NONE) {
+            until = Math.min(until, first - leadNanos);
+        }
+        if (until - now <= 0) {
+            return false;
+        }
+        plannedTurn = now; // before the park: a worker about to wait turns it at once
+        LockSupport.parkNanos(this, until - now);
+        plannedTurn = TimingWheel.NONE;
+        return true;
+    }
+
+    /**
      * The work of a turn, {@code now} being the time at its start: announces, marks the inbox, drains up to the mark
      * (handing over as it goes), hands over what falls due within the hand-over time, opens the gate. Master thread
      * only. @return whether anything was drained
@@ -340,37 +363,11 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         OrderGate.Horizon announced = announce(now + straightReachNanos + 1);
         inbox.mark();
         boolean drained = drainMarked();
-        drainedUpToIfReached(announced, inbox.markLag());
+        if (inbox.reachedMark()) {
+            drainedUpTo(announced); // a drain stops short of its mark only at a producer between its claim and write
+        }
         handDue(host.now() + handOverAheadNanos);
         return drained;
-    }
-
-    /**
-     * {@link #drainedUpTo} if the inbox's mark was reached ({@code markLag >= 0}), else nothing: by arithmetic, not a
-     * branch. A drain stops short of its mark only when it catches a producer between its claim and its write, rare
-     * enough that a branch on it, compiled as a trap (see {@link StripedInbox#pollMarked}), threw the compiled turn
-     * away when it was first taken.
-     */
-    private void drainedUpToIfReached(OrderGate.Horizon announcement, long markLag) {
-        long keep = markLag >> 63; // all ones while a node before the mark is still being written: keep the old values
-        drainedBound = BranchFree.select(keep, drainedBound, announcement.announced);
-        drainedLowerings = BranchFree.select(keep, drainedLowerings, announcement.lowerings);
-    }
-
-    /**
-     * Lets another thread have this core, once per turn, if a worker that waited for a deadline is overdue: on a
-     * machine with as few cores as busy threads, the kernel often wakes the worker on the core where the master runs
-     * (its last one) and lets the master finish its time slice first, so the timers due then wait for a drain or a
-     * hand-over that had time to spare (the master hands over ahead of the deadlines, and what it drains is due
-     * after the straight reach). Once per turn: the thread given way to may be another busy one (a producer), whose
-     * slice then delays the master by a few milliseconds at most, well within what it hands over ahead. Master thread
-     * only; {@code Thread.yield} returns at once when nothing else waits for this core.
-     */
-    private void giveWayToLateWorker() {
-        if (!gaveWayThisTurn && dispatcher.deadlineWaitOverdue(clock, GIVE_WAY_AFTER_NANOS)) {
-            gaveWayThisTurn = true;
-            Thread.yield();
-        }
     }
 
     /** Runs the commands posted so far; master thread only (the jcstress test of {@link #post} calls it too). */
@@ -394,10 +391,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         int drained = 0;
         for (ScheduledTask<?> task; (task = inbox.pollMarked()) != null; ) {
             takeIn(task);
-            if (++drained % GIVE_WAY_CHECK_EVERY == 0) {
-                giveWayToLateWorker();
-            }
-            if (drained % HAND_OVER_EVERY == 0) {
+            if (++drained % HAND_OVER_EVERY == 0) {
                 handDue(host.now() + handOverAheadNanos);
             }
         }

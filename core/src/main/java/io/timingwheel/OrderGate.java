@@ -249,9 +249,8 @@ final class OrderGate {
     void open(long held, long drainedBound, long drainedLowerings) {
         for (;;) {
             Horizon h = state;
-            // No lowering since that mark: lift the floor. By arithmetic (see BranchFree): a lowering in between is
-            // a race with a slow publisher that a run may first meet seconds in.
-            long floor = BranchFree.select(BranchFree.allOnesIfEqual(h.lowerings, drainedLowerings), NONE, h.floor);
+            // No lowering since that mark: lift the floor.
+            long floor = h.lowerings == drainedLowerings ? NONE : h.floor;
             Horizon next = new Horizon(Math.min(held, Math.min(drainedBound, floor)), h.announced, floor,
                     h.lowerings, false, false);
             if (STATE.compareAndSet(this, h, next)) {

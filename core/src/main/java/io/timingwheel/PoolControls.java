@@ -74,6 +74,19 @@ final class PoolControls {
         abstract void afterSchedule(PoolControls controls);
     }
 
+    /**
+     * A publisher's look after it published a task, at {@code now} (see {@link WorkerPool#publisherGivesWay}).
+     * @return whether it yielded or paused
+     */
+    boolean publisherGivesWay(long now) {
+        return ownPool != null && ownPool.publisherGivesWay(now);
+    }
+
+    /** @return whether a worker of the own pool is due to run now (see {@link WorkerPool#workerDue}) */
+    boolean workerDue() {
+        return ownPool != null && ownPool.workerDue();
+    }
+
     /** @return true if tasks wait for a worker that the thread factory failed to start */
     boolean workersStarved() {
         return ownPool != null && ownPool.isStarved();
@@ -149,19 +162,24 @@ final class PoolControls {
         settings.threadFactory = threadFactory;
     }
 
+    /** @return the dispatcher's counts, read together */
+    Dispatcher.Figures figures() {
+        return dispatcher.figures();
+    }
+
     int poolSize() {
-        return dispatcher.poolSize();
+        return dispatcher.figures().poolSize();
     }
 
     int largestPoolSize() {
-        return dispatcher.largestPoolSize();
+        return dispatcher.figures().largestPoolSize();
     }
 
     int activeCount() {
-        return dispatcher.activeCount();
+        return dispatcher.figures().active();
     }
 
     long completedCount() {
-        return dispatcher.completedCount();
+        return dispatcher.figures().completed();
     }
 }

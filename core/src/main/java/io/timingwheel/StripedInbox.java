@@ -114,13 +114,7 @@ final class StripedInbox<E> {
 
     /**
      * Removes and returns a node offered before the last {@link #mark}, or null if none is left or those left are still
-     * being written (then {@link #markLag} is negative). Owner only.
-     *
-     * <p>A stripe whose next node is still being written is passed over by the same test as one that has reached its
-     * mark, not by a test of its own: the JIT compiles a branch that its profile never saw taken as a trap, and a
-     * producer caught between its claim and its write is rare enough to be first seen seconds into a run; the trap then
-     * threw the master's compiled drain away, and compiling it again held a compiler thread for about 100 ms, in the
-     * first 200 ms of a burst (the on-time harness's measured one).
+     * being written (then {@link #reachedMark} is false). Owner only.
      */
     E pollMarked() {
         for (int k = 0; k <= mask; k++) {
@@ -134,20 +128,15 @@ final class StripedInbox<E> {
         return null;
     }
 
-    /**
-     * Whether every node offered before the last {@link #mark} has been polled, as a sign: negative while one is still
-     * being written, zero or more once none is. A sign rather than a boolean for the same reason as in
-     * {@link #pollMarked}: the owner acts on it without a branch (see {@code MasterLoop.drainAndHandOver}). Owner only.
-     */
-    long markLag() {
-        long lag = 0;
+    /** @return whether every node offered before the last {@link #mark} has been polled. Owner only. */
+    boolean reachedMark() {
         for (int i = 0; i <= mask; i++) {
             FetchAddQueue<E> stripe = stripe(i);
-            if (stripe != null) {
-                lag |= stripe.polledCount() - marks[i]; // the sign bit stays set once any stripe is behind its mark
+            if (stripe != null && stripe.polledCount() < marks[i]) {
+                return false;
             }
         }
-        return lag;
+        return true;
     }
 
     /** @return true if no node is queued or being written in any stripe; owner only (see the stripes' isEmpty) */

@@ -212,9 +212,8 @@ final class TimingWheel<T extends TimerNode> {
             long event = nextEvent(cur);
             // With nothing to do in (cur, target], a jump to the target: every ring whose rotation the jump leaves is
             // empty, and so is its upcoming ring (either would have been an event), so no ring changes places; the
-            // target's slot is empty too, so the next look finds nothing due and ends the loop. Chosen by
-            // arithmetic (see BranchFree): a master may first meet such a jump seconds in, at a burst's end.
-            long next = BranchFree.min(event, target);
+            // target's slot is empty too, so the next look finds nothing due and ends the loop.
+            long next = Math.min(event, target);
             if (((next & mask) | (next ^ event)) == 0) { // a rotation begins at the event
                 beginRotations(next);
             }

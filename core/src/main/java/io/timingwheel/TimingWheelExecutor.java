@@ -821,7 +821,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
      */
     @Override
     public long getTaskCount() {
-        return core.pool().completedCount() + core.pool().activeCount() + core.pending().count();
+        Dispatcher.Figures runs = core.pool().figures(); // the runs ended and under way, read together, then the rest
+        return runs.completed() + runs.active() + core.pending().count();
     }
 
     /**
@@ -977,7 +978,6 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         private FixedRatePolicy fixedRatePolicy = FixedRatePolicy.CATCH_UP;
         private long lateRunEventThresholdNanos = -1;
         private VirtualClock clock;
-        private long deadlineSpinNanos = WorkerPool.DEFAULT_DEADLINE_SPIN_NANOS;
 
         private Builder() {
         }
@@ -1154,39 +1154,6 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
 
         /**
-         * Sets how close to a task's deadline the worker waiting for it spins instead of parking (default 50
-         * microseconds). A timed park returns late by the kernel's timer slack (on Linux, 50 microseconds for a
-         * thread), and at times by a millisecond or more, as a core that went idle wakes; so the JDK's executor, whose
-         * workers park for every deadline, runs timers due a few tens of microseconds apart some 50 microseconds late
-         * as a rule. A spinning worker yields its core to any other thread ready to run at every turn, and stops at the
-         * deadline or as soon as a task arrives; if a turn finds that another thread held the core for a slice (a JIT
-         * compiler thread does so for milliseconds), the worker parks for every deadline for the next 5 milliseconds,
-         * as its wake-ups, unlike its yields, are placed on whichever core is free; where other workers wait meanwhile,
-         * one of them takes what falls due in its place. It costs CPU time only where deadlines fall that close
-         * together: with one worker and 100 000 timers a second falling due, a worker that would sleep between them
-         * keeps a core busy instead (the README gives the figures); with a few thousand a second, next to nothing.
-         * Among such timers, a task due at once that finds the worker parked started 15 to 20 microseconds later at the
-         * median than with the spin off (measured on a 2-core virtual machine). {@code 0} turns the spin off: the
-         * workers park for every deadline, as the JDK's do. Not used with a {@link #workerExecutor}, whose threads wait
-         * as that executor has them, nor with a virtual {@link #clock}.
-         *
-         * @param duration how close, in {@code unit}
-         * @param unit the unit of {@code duration}
-         * @return this builder
-         * @throws IllegalArgumentException unless 0 &lt;= duration &lt;= 1 millisecond
-         */
-        public Builder deadlineSpin(long duration, TimeUnit unit) {
-            Objects.requireNonNull(unit, "unit");
-            long nanos = unit.toNanos(duration);
-            if (duration < 0 || nanos > TimeUnit.MILLISECONDS.toNanos(1)) {
-                throw new IllegalArgumentException("deadlineSpin must be between 0 and 1 millisecond: "
-                        + duration + " " + unit);
-            }
-            this.deadlineSpinNanos = nanos;
-            return this;
-        }
-
-        /**
          * Creates an executor with these settings.
          *
          * @return a new executor
@@ -1201,8 +1168,7 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         private ExecutorSettings settings(String name, ThreadFactory workers) {
             return new ExecutorSettings(name, workerThreads, workers, masterThreadFactory, workerExecutor,
                     tickNanos, wheelSize, maxPendingTasks, failureHandler,
-                    fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos, clock,
-                    deadlineSpinNanos);
+                    fixedRatePolicy == FixedRatePolicy.SKIP_MISSED, lateRunEventThresholdNanos, clock);
         }
 
         /** @return this builder, once it is known to work on this runtime */

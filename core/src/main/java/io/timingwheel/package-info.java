@@ -4,6 +4,8 @@
  * {@link io.timingwheel.TimingWheelExecutor.Builder}).
  *
  * <h2>Design overview (read this first)</h2>
+ * This is the map of the code; the mechanism in full, each tuned constant and the measurement behind it, is the
+ * repository's {@code docs/design.md}.
  *
  * <h3>A facade over two layers</h3>
  * <ol>
@@ -45,27 +47,31 @@
  *       is the returned future, the inbox message and the wheel node), reads the clock and calls
  *       {@code decorateTask}; only if that returns something else is the pair remembered ({@code Decorations}). A
  *       task due at once, or within 50 ms (the pool's straight reach), goes straight to the dispatcher: it is
- *       appended to the pool's arrivals (a {@code FetchAddQueue}, no lock), which the next holder of the pool's lock
- *       moves into the workers' queue, where the worker that leads waits for its deadline, as the JDK's does (for a
- *       deadline nearer than the kernel's timer slack it spins instead, yielding its core, and watches the arrivals
- *       itself); the producer takes the lock only to wake a waiting worker. Otherwise the task is offered
+ *       appended to the pool's arrivals ({@code Arrivals}: a {@code FetchAddQueue}, no lock), which the next holder of
+ *       the pool's lock moves into the workers' queue, where the worker that leads waits for its deadline, as the
+ *       JDK's does; the producer takes the lock only to wake a waiting worker. Otherwise the task is offered
  *       to the master's inbox ({@code StripedInbox}: a few {@code FetchAddQueue}s, one per group of producer
  *       threads, so that producers on different cores do not contend for one cache line; an offer is one atomic add
  *       and a store into an array slot, no lock; an array chunk per thousand offers). Only if it is due before the
  *       time the master announced (see the order gate) does the producer touch the shared state, and unpark the
- *       master if it sleeps.</li>
+ *       master if it sleeps. Then, where the workers are held off their cores (a woken leader that has not come back,
+ *       or no run started for 250 µs while no worker waits), the producer gives way a moment
+ *       ({@code WorkerPool.publisherGivesWay}): the one deliberate wait of a caller, which the cold start needs
+ *       (docs/design.md).</li>
  *   <li>The master thread drains the inbox into the wheel (what was offered before its turn began, a burst a turn's
  *       worth at a time), unlinks tasks that were cancelled while linked (a cancel posts the task itself), advances
  *       the wheel, and hands the tasks due within the next 10 ms to the workers in batches, in deadline order; then
- *       it parks until 9 ms before the next deadline it holds. With nothing pending it parks without a timeout.</li>
+ *       it parks until 9 ms before the next deadline it holds. With nothing pending it parks without a timeout. While
+ *       a worker is due to run (every worker busy, or the leader's wait over) it puts its turn off, within what its
+ *       hand-overs and the gate allow, until a worker is about to wait.</li>
  *   <li>A worker takes the first task once it is due and claims it with one CAS on its state ({@code NEW} to
  *       {@code CLAIMED}); a {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so
  *       exactly one of them wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask}
  *       made of it), and calls {@code afterExecute}. A periodic task computes its next deadline after its run and
  *       goes back to the workers' queue straight if it is due within the straight reach, else through the inbox. A
- *       lone worker also takes the due one-shot tasks behind the first, up to 32, under the same hold of the lock
- *       (its hand): each stays pending, claimed by the same CAS only as it starts, so cancel, getQueue and
- *       {@code shutdownNow} still take it; workers started meanwhile take from the hand first.</li>
+ *       worker also takes the due one-shot tasks behind the first, up to 32, under the same hold of the lock (its
+ *       {@code Hand}): each stays pending, claimed by the same CAS only as it starts, so cancel, getQueue and
+ *       {@code shutdownNow} still take it; a free worker takes from another's hand before the queue.</li>
  * </ol>
  *
  * <h3>Who owns what</h3>
@@ -74,8 +80,10 @@
  *       serve the wheel only; the inbox, the due batch and the workers' queue hold references of their own.</li>
  *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
  *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
- *   <li>The workers' queue, the worker set, the leader, the counts and whether the pool is closed: the pool's
- *       lock (its holder is also the one consumer of the arrivals).</li>
+ *   <li>The workers' queue and hands ({@code DueTasks}), the leader and the waiting workers ({@code WorkerWaits}),
+ *       the enlistments and whether the pool is closed: the pool's lock (its holder is also the one consumer of the
+ *       arrivals). A run's counts: its worker, which alone writes them ({@code Worker}); the pool's counts are their
+ *       sums ({@code WorkerRoster}), read as the JDK's are.</li>
  *   <li>The order gate and the master's sleep: one immutable state in {@code OrderGate}, replaced by CAS.</li>
  *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in {@code Lifecycle}; it only
  *       grows.</li>

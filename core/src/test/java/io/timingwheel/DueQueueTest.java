@@ -58,19 +58,10 @@ class DueQueueTest {
                 Entry expected = model.get(i);
                 assertEquals(expected.task.deadline, queue.peekDeadline());
                 assertSame(expected.task, queue.peek());
-                if (i % 2 == 0) {
-                    assertSame(expected.task, queue.poll(), "round " + round);
-                } else { // as a worker takes it: the first lane, its head, then a poll of that lane
-                    DueQueue.Lane first = queue.headLane();
-                    assertSame(expected.task, first.head(), "round " + round);
-                    assertEquals(expected.task.deadline, first.headDeadline());
-                    assertSame(expected.task, first.poll(), "round " + round);
-                }
+                assertSame(expected.task, queue.poll(), "round " + round);
             }
             assertTrue(queue.isEmpty());
             assertEquals(DueQueue.EMPTY, queue.peekDeadline());
-            assertTrue(queue.headLane().isEmpty());
-            assertEquals(DueQueue.EMPTY, queue.headLane().headDeadline());
             assertNull(queue.peek());
             assertNull(queue.poll());
         }
@@ -216,12 +207,11 @@ class DueQueueTest {
             queue.add(ten, byMaster);
             queue.add(twenty, byMaster);
             queue.add(five, byMaster);
-            assertSame(five, queue.headLane().head());
+            assertSame(five, queue.peek());
 
             queue.removeIf(t -> t == five, t -> { });
-            DueQueue.Lane first = queue.headLane();
-            assertSame(ten, first.head());
-            assertEquals(10, first.headDeadline());
+            assertSame(ten, queue.peek());
+            assertEquals(10, queue.peekDeadline());
 
             RunnableTask seven = task(7);
             queue.add(seven, byMaster);
@@ -230,31 +220,6 @@ class DueQueueTest {
             assertSame(ten, queue.poll());
             assertSame(twenty, queue.poll());
             assertTrue(queue.isEmpty());
-        }
-    }
-
-    /**
-     * The branch-free comparisons agree with plain ones, for any two longs (overflowing differences included) and on
-     * ties of the deadline, where the arrival decides.
-     */
-    @Test
-    void branchFreeOrderAgreesWithPlainComparisons() {
-        long[] edges = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -2, -1, 0, 1, 2, Deadlines.MAX - 1, Deadlines.MAX,
-            DueQueue.EMPTY - 1, DueQueue.EMPTY};
-        Random random = new Random(17);
-        long[] values = new long[edges.length + 200];
-        System.arraycopy(edges, 0, values, 0, edges.length);
-        for (int i = edges.length; i < values.length; i++) {
-            values[i] = i % 2 == 0 ? random.nextLong() : random.nextInt(5);
-        }
-        for (long x : values) {
-            for (long y : values) {
-                for (long arrival : new long[] {-1, 0, 1}) {
-                    boolean before = x < y || (x == y && arrival < 0);
-                    assertEquals(before, DueQueue.orderSign(x, arrival, y, 0) < 0, "(" + x + ", " + arrival + ") "
-                            + "before (" + y + ", 0)");
-                }
-            }
         }
     }
 

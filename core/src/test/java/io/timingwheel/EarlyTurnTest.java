@@ -25,15 +25,15 @@ class EarlyTurnTest {
             }
         };
         WorkerPool pool = new WorkerPool("test", host, newRunner(host), new OrderGate(),
-                new PoolSettings(1, daemons("early-turn-test-worker")), 0);
+                new PoolSettings(1, daemons("early-turn-test-worker")));
         long before = host.now();
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> { }, before + TimeUnit.SECONDS.toNanos(30));
         assertTrue(pool.dispatch(task));
         pool.prestart();
         TimingWheelExecutorTest.await("the worker offers a turn", () -> offered[0] != TimingWheel.NONE);
         long after = host.now();
-        assertTrue(offered[0] >= before + WorkerPool.EARLY_TURN_REACH_NANOS
-                && offered[0] <= after + WorkerPool.EARLY_TURN_REACH_NANOS,
+        assertTrue(offered[0] >= before + WorkerWaits.EARLY_TURN_REACH_NANOS
+                && offered[0] <= after + WorkerWaits.EARLY_TURN_REACH_NANOS,
                 "the turns planned up to the reach from the start of the wait: " + offered[0]);
         task.cancel(false);
         pool.close(() -> true);
@@ -45,7 +45,7 @@ class EarlyTurnTest {
         FrozenTimeHost host = new FrozenTimeHost();
         OrderGate gate = new OrderGate();
         WorkerPool pool = new WorkerPool("test", new PlainDispatcherHost(), newRunner(new PlainDispatcherHost()), gate,
-                new PoolSettings(1, daemons("early-turn-test-worker")), 0);
+                new PoolSettings(1, daemons("early-turn-test-worker")));
         long lead = WorkerPool.HAND_OVER_AHEAD_NANOS - WorkerPool.HAND_OVER_AHEAD_NANOS / 10;
         MasterLoop master = new MasterLoop("early-turn-test", host, new TimingWheel<>(MS, 64), pool, gate,
                 WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, MS, false, null);
@@ -74,6 +74,11 @@ class EarlyTurnTest {
         @Override
         public long now() {
             return 0;
+        }
+
+        @Override
+        public boolean workerDue() {
+            return false;
         }
 
         @Override

@@ -23,6 +23,11 @@ class MasterTurnTest {
         }
 
         @Override
+        public boolean workerDue() {
+            return false;
+        }
+
+        @Override
         public boolean workersStarved() {
             return false;
         }
@@ -44,7 +49,7 @@ class MasterTurnTest {
         PlainDispatcherHost poolHost = new PlainDispatcherHost();
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", poolHost.clock, -1));
-        WorkerPool pool = new WorkerPool("test", poolHost, runner, gate, new PoolSettings(1, Thread::new), 0);
+        WorkerPool pool = new WorkerPool("test", poolHost, runner, gate, new PoolSettings(1, Thread::new));
         MasterLoop master = new MasterLoop("test", host, new TimingWheel<>(MS, 64), pool, gate,
                 WorkerPool.HAND_OVER_AHEAD_NANOS, WorkerPool.STRAIGHT_REACH_NANOS, MS, false, null);
         master.drainAndHandOver(0); // announces the straight reach, 50 ms, and drains nothing

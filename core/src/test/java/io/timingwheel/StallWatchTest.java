@@ -116,7 +116,7 @@ class StallWatchTest {
         WorkerPool pool = newPool(host, "stall-watch-held");
         assertTrue(pool.dispatch(new RunnableTask(new PlainTaskHost(), () -> { }, host.now())));
         pool.prestart();
-        TimingWheelExecutorTest.await("the first task ran", () -> pool.completedCount() == 1);
+        TimingWheelExecutorTest.await("the first task ran", () -> pool.figures().completed() == 1);
         assertTrue(pool.dispatch(task));
         assertTrue(inPoolCode.await(10, TimeUnit.SECONDS));
         try {
@@ -127,7 +127,7 @@ class StallWatchTest {
         } finally {
             release.countDown();
         }
-        TimingWheelExecutorTest.await("the held task ran", () -> pool.completedCount() == 2);
+        TimingWheelExecutorTest.await("the held task ran", () -> pool.figures().completed() == 2);
     }
 
     private static WorkerPool newPool(PlainDispatcherHost host, String name) {
@@ -138,7 +138,7 @@ class StallWatchTest {
         };
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(),
                 new Instrumentation("test", host.clock, -1));
-        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons), 0);
+        return new WorkerPool("test", host, runner, new OrderGate(), new PoolSettings(1, daemons));
     }
 
     private static void awaitQuietly(CountDownLatch latch) {

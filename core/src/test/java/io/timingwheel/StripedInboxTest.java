@@ -27,23 +27,23 @@ class StripedInboxTest {
 
     /**
      * The master's drain up to a mark: {@code pollMarked} takes, from every stripe, what was offered before the mark and
-     * nothing after it, and {@code markLag} turns from negative to zero or more once all of that has been taken.
+     * nothing after it, and {@code reachedMark} turns true once all of that has been taken.
      */
     @Test
     void pollMarkedTakesWhatCameBeforeTheMarkAndMarkLagSaysWhenItIsAllTaken() {
         StripedInbox<Item> inbox = new StripedInbox<>(2);
-        assertTrue(inbox.markLag() >= 0, "nothing offered, nothing marked");
+        assertTrue(inbox.reachedMark(), "nothing offered, nothing marked");
         inbox.offerTo(0, new Item(0, 0));
         inbox.offerTo(2, new Item(2, 0));
         inbox.offerTo(2, new Item(2, 1));
         inbox.mark();
         inbox.offerTo(0, new Item(0, 1)); // after the mark
         inbox.offerTo(3, new Item(3, 0)); // in a stripe made after the mark
-        assertTrue(inbox.markLag() < 0, "three nodes before the mark wait");
+        assertTrue(!inbox.reachedMark(), "three nodes before the mark wait");
 
         Item first = inbox.pollMarked();
         assertTrue(first != null && first.rank() == 0, "a node from before the mark: " + first);
-        assertTrue(inbox.markLag() < 0, "two before the mark still wait");
+        assertTrue(!inbox.reachedMark(), "two before the mark still wait");
         List<Item> drained = new ArrayList<>(List.of(first));
         for (Item item; (item = inbox.pollMarked()) != null; ) {
             drained.add(item);
@@ -51,7 +51,7 @@ class StripedInboxTest {
         assertEquals(3, drained.size(), "only what came before the mark: " + drained);
         assertTrue(drained.containsAll(List.of(new Item(0, 0), new Item(2, 0), new Item(2, 1))), drained.toString());
         assertTrue(drained.indexOf(new Item(2, 0)) < drained.indexOf(new Item(2, 1)), "a stripe's order kept");
-        assertTrue(inbox.markLag() >= 0, "all of it taken");
+        assertTrue(inbox.reachedMark(), "all of it taken");
 
         List<Item> after = new ArrayList<>();
         for (Item item; (item = inbox.poll()) != null; ) {
@@ -59,7 +59,7 @@ class StripedInboxTest {
         }
         assertEquals(2, after.size(), "what came after the mark is still there: " + after);
         assertTrue(after.containsAll(List.of(new Item(0, 1), new Item(3, 0))), after.toString());
-        assertTrue(inbox.markLag() >= 0, "taking more than the mark leaves it reached");
+        assertTrue(inbox.reachedMark(), "taking more than the mark leaves it reached");
     }
 
     /**
@@ -75,11 +75,11 @@ class StripedInboxTest {
         inbox.mark();
         assertEquals(new Item(0, 0), inbox.pollMarked());
         assertNull(inbox.pollMarked(), "the next node before the mark is still being written");
-        assertTrue(inbox.markLag() < 0, "so the mark is not reached");
+        assertTrue(!inbox.reachedMark(), "so the mark is not reached");
 
         stripe.head.slots[1] = new Item(0, 1); // the producer's write
         assertEquals(new Item(0, 1), inbox.pollMarked());
-        assertTrue(inbox.markLag() >= 0, "now it is");
+        assertTrue(inbox.reachedMark(), "now it is");
     }
 
     /** Eight producers at once: every node is delivered exactly once, each producer's nodes in their order. */

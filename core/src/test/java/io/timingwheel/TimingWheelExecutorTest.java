@@ -77,14 +77,9 @@ class TimingWheelExecutorTest {
         assertThrows(NullPointerException.class, () -> b.masterThreadFactory(null));
         assertThrows(NullPointerException.class, () -> b.rejectedExecutionHandler(null));
         assertThrows(NullPointerException.class, () -> b.workerExecutor(null));
-        assertThrows(IllegalArgumentException.class, () -> b.deadlineSpin(-1, NANOSECONDS));
-        assertThrows(IllegalArgumentException.class, () -> b.deadlineSpin(1_001, TimeUnit.MICROSECONDS));
-        assertThrows(IllegalArgumentException.class, () -> b.deadlineSpin(Long.MAX_VALUE, HOURS));
-        assertThrows(NullPointerException.class, () -> b.deadlineSpin(1, null));
         assertThrows(IllegalArgumentException.class, () -> new TimingWheelExecutor(-1));
         // the builder is still usable after refusing bad values
-        TimingWheelExecutor ok = b.tick(1, TimeUnit.MICROSECONDS).wheelSize(16).workerThreads(0)
-                .deadlineSpin(0, NANOSECONDS).deadlineSpin(1, MILLISECONDS).build();
+        TimingWheelExecutor ok = b.tick(1, TimeUnit.MICROSECONDS).wheelSize(16).workerThreads(0).build();
         ok.shutdownNow();
     }
 

@@ -53,7 +53,7 @@ class WorkerInterruptTest {
         Clock clock = Clock.startingNow();
         TaskRunner runner = new TaskRunner(new CountingHooks(), new Decorations(), new Instrumentation("test", clock, -1));
         WorkerPool pool = new WorkerPool("test", host, runner, new OrderGate(),
-                new PoolSettings(1, Executors.defaultThreadFactory()), 0);
+                new PoolSettings(1, Executors.defaultThreadFactory()));
         AtomicBoolean interrupted = new AtomicBoolean();
         RunnableTask task = new RunnableTask(new PlainTaskHost(), () -> interrupted.set(Thread.interrupted()), 0);
         assertTrue(pool.dispatch(task));

@@ -48,7 +48,7 @@ final class StressDispatcherHost implements DispatcherHost {
 
     /** @return the same with these settings (a test that lets its workers retire sets the keep-alive) */
     WorkerPool workerPool(PoolSettings settings) {
-        WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings, 0);
+        WorkerPool pool = new WorkerPool("stress", this, runner(), gate, settings);
         pool.listenToGate();
         return pool;
     }

@@ -58,6 +58,11 @@ final class StressMasterHost implements MasterHost {
     }
 
     @Override
+    public boolean workerDue() {
+        return false;
+    }
+
+    @Override
     public boolean workersStarved() {
         return false;
     }
