@@ -57,9 +57,6 @@ class ReadmeSnippetsTest {
 
     private static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?[\\w.]+(?:\\.\\*)?\\s*;\\s*$");
 
-    /** A Markdown link or image to a file of the repository: {@code [text](path)}, not a URL or an anchor. */
-    private static final Pattern LOCAL_LINK = Pattern.compile("\\]\\((?!https?:|#|mailto:)([^)\\s#]+)(?:#[^)]*)?\\)");
-
     /** One {@code ```java} block: its code and the README line of its first line of code. */
     record Snippet(int firstLine, String code) {
         boolean declaresType() {
@@ -78,23 +75,6 @@ class ReadmeSnippetsTest {
         assertFalse(snippets.isEmpty(), "README.md has no ```java block: nothing to check, so nothing is checked");
         return snippets.stream().map(s -> DynamicTest.dynamicTest(
                 s.where() + (s.declaresType() ? " (compiles)" : " (compiles and runs)"), () -> check(s)));
-    }
-
-    /** Every file the README links to (images included) exists in the repository. */
-    @Test
-    void everyLinkedFileExists() throws IOException {
-        Path readme = readme();
-        List<String> lines = Files.readAllLines(readme, UTF_8);
-        List<String> missing = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            Matcher m = LOCAL_LINK.matcher(lines.get(i));
-            while (m.find()) {
-                if (!Files.exists(readme.resolveSibling(m.group(1)))) {
-                    missing.add("line " + (i + 1) + ": " + m.group(1));
-                }
-            }
-        }
-        assertTrue(missing.isEmpty(), "README.md links to files that do not exist: " + missing);
     }
 
     // -- finding the blocks ------------------------------------------------------------------------------------------
