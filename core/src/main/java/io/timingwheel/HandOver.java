@@ -5,10 +5,9 @@ import java.util.function.Consumer;
 
 /**
  * One hand-over from the master to the dispatcher: the tasks an advance of the wheel gave up, in deadline order, and
- * the opening of the order gate that goes with them. The dispatcher queues the tasks (or publishes them for its
- * workers to queue, see {@link WorkerPool}), then {@linkplain #openGate opens the gate}, then wakes its workers: a
- * worker woken for a task finds the gate open for it. The master reuses one for every turn; it keeps nothing it handed
- * over alive. Master only.
+ * the opening of the order gate that goes with them. The dispatcher queues the tasks, then {@linkplain #openGate opens
+ * the gate}, then wakes its workers: a worker woken for a task finds the gate open for it. The master reuses one for
+ * every turn; it keeps nothing it handed over alive. Master only.
  */
 final class HandOver implements Consumer<ScheduledTask<?>> {
     private final OrderGate gate;

@@ -10,11 +10,11 @@ import java.util.function.BooleanSupplier;
  * The executor's own worker threads and the queue of tasks they take from, in deadline order ({@link DueQueue}).
  *
  * <p>Its parts, each with one job: the {@link Arrivals} (tasks that come without the pool's lock, straight from their
- * publishers), the {@link DueQueue} (the tasks handed to the workers, in deadline
- * order), the {@link WorkerWaits} (the waiting discipline: who waits for the first deadline, who is woken and when),
- * the {@link WorkerRoster} (the threads and the JDK's counts) and each {@link Worker}'s {@link Hand}. One lock, this
- * class's, guards the queue, the hands and the waits; a worker takes its next task (or a batch of due ones, into its
- * hand) under one acquisition.
+ * publishers), the {@link DueTasks} (the {@link DueQueue}, in deadline order, and each {@link Worker}'s {@link Hand}:
+ * how a worker takes a task, or a batch of due ones), the {@link WorkerWaits} (the waiting discipline: who waits for
+ * the first deadline, who is woken and when) and the {@link WorkerRoster} (the threads and the JDK's counts). One
+ * lock, this class's, guards the queue, the hands and the waits; a worker takes its next task (or a batch of due ones,
+ * into its hand) under one acquisition.
  *
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * task due within {@link #STRAIGHT_REACH_NANOS} comes here straight from its publisher (or from its last run). A
@@ -26,10 +26,10 @@ import java.util.function.BooleanSupplier;
  * <p><b>Order.</b> A worker takes the first task of the queue once it is due, and only once the order gate is open
  * for it ({@link OrderGate}): every task the master holds that is due before it has been handed over. A task due at
  * once, or a periodic task re-armed, comes here straight, and must not pass a timer the master has not handed over
- * yet. The master opens the gate once the batch it hands over is queued here, so a
- * worker woken for the batch finds it open; a worker that finds it shut waits until the master signals. A free worker
- * takes from another's hand before it takes from the queue, so tasks are taken in deadline order across workers; with
- * one worker they run in that order, as the JDK's heap runs them.
+ * yet. The master opens the gate once the batch it hands over is queued here, so a worker woken for the batch finds
+ * it open; a worker that finds it shut waits until the master signals. A free worker takes from another's hand before
+ * it takes from the queue, so tasks are taken in deadline order across workers; with one worker they run in that
+ * order, as the JDK's heap runs them.
  *
  * <p><b>Threads</b> come and go as in {@link java.util.concurrent.ThreadPoolExecutor}: a worker starts per dispatch
  * until the core size is reached (at least one, even for a core size of 0); a worker beyond the core size, or any with
@@ -74,9 +74,6 @@ final class WorkerPool extends Dispatcher {
      */
     private static final long GIVE_WAY_EVERY_NANOS = 50_000;
 
-    /** When a publisher last yielded to an overdue leader; long enough before any reading of the clock at first. */
-    private volatile long publisherGaveWayAt = Long.MIN_VALUE / 2;
-
     /** How long a worker lets go of the lock when an arrival is still being written (see {@link #enterWait}). */
     private static final long ARRIVAL_GAP_WAIT_NANOS = 50_000;
 
@@ -94,6 +91,9 @@ final class WorkerPool extends Dispatcher {
 
     /** Set by the termination decision: nothing is taken or started any more, workers leave. Read without the lock. */
     private volatile boolean closed;
+
+    /** When a publisher last yielded to an overdue leader; long enough before any reading of the clock at first. */
+    private volatile long publisherGaveWayAt = Long.MIN_VALUE / 2;
 
     private final TaskRunner runner;
     private final OrderGate gate;
