@@ -41,10 +41,16 @@ import java.util.concurrent.locks.LockSupport;
  *       executor after {@value #WARM_UP_ROUNDS} rounds of the same on executors of their own.</li>
  *   <li>{@code rate WORKERS PER_MS}: what firing at a steady rate costs its host, as a service's timeouts do: one
  *       thread schedules {@code PER_MS} timers at the start of every millisecond, delays uniform in [5, 50 ms), and
- *       sleeps until the next; {@value #RATE_WARMUP_MILLIS} ms of that, then {@value #RATE_MEASURED_MILLIS} ms
- *       measured, on one executor. The process's CPU time over the measured window as a percentage of one core
+ *       sleeps until the next; {@value #RATE_WARMUP_MILLIS} ms of that (longer at low rates: until
+ *       {@value #RATE_WARMUP_TIMERS} timers have fired), then {@value #RATE_MEASURED_MILLIS} ms measured, on one
+ *       executor. The process's CPU time over the measured window as a percentage of one core
  *       ({@code cpuPct}; the producer's and the JVM's own included, the same for every implementation), that time
  *       per timer falling due in the window ({@code cpuUsPerTimer}), and those timers' lateness.</li>
+ *   <li>{@code calls WORKERS}: how long a caller spends inside {@code schedule} on an overloaded machine: two threads
+ *       schedule {@value #CALLS_PER_PRODUCER} timers each as fast as they can (delays uniform in [0, 1 s)) while a
+ *       third spins on its own; the time of each call, in a round after a warm-up round on an executor of its own
+ *       (the percentiles stand for the calls' times, not for lateness; {@code over50us} counts the calls longer than
+ *       50 µs).</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
@@ -91,7 +97,7 @@ public final class OnTimeHarness {
 
     /** The parts, by the name the command line and {@link OnTimeRows} use. */
     static final java.util.List<String> PARTS =
-            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate");
+            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate", "calls");
 
     static final int STEADY_DEFAULT_PER_MS = 100;
     static final long STEADY_WINDOW_MILLIS = 2_000;
@@ -102,7 +108,7 @@ public final class OnTimeHarness {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate IMPL"
+            System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate|calls IMPL"
                     + " [WORKERS [PER_MS]]");
             System.exit(2);
         }
@@ -121,6 +127,7 @@ public final class OnTimeHarness {
                 break;
             case "rate": rate(impl, workers, args.length > 3 ? Integer.parseInt(args[3]) : STEADY_DEFAULT_PER_MS);
                 break;
+            case "calls": calls(impl, workers); break;
             default: throw new IllegalArgumentException("unknown part " + args[0]);
         }
         System.exit(0); // the schedulers' threads are daemons, but do not wait for anything
@@ -386,12 +393,20 @@ public final class OnTimeHarness {
     }
 
     static final long RATE_WARMUP_MILLIS = 2_000;
+
+    /**
+     * At least this many timers fire before the measured window: at 1 timer a millisecond, 2 s of warm-up left the
+     * JIT compiling in the window (the compile time in it was 240-360 ms for TW, 60-160 for STPE, JDK 17), and the CPU
+     * time it measured was the compilers' more than the schedulers'.
+     */
+    static final int RATE_WARMUP_TIMERS = 10_000;
     static final long RATE_MEASURED_MILLIS = 4_000;
     static final long RATE_MIN_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     static final long RATE_MAX_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     static void rate(String impl, int workers, int perMs) throws InterruptedException {
-        long millis = RATE_WARMUP_MILLIS + RATE_MEASURED_MILLIS;
+        long warmUpMillis = Math.max(RATE_WARMUP_MILLIS, RATE_WARMUP_TIMERS / perMs);
+        long millis = warmUpMillis + RATE_MEASURED_MILLIS;
         int count = (int) (perMs * millis);
         long[] lateness = new long[count];
         long[] deadlines = new long[count];
@@ -401,7 +416,7 @@ public final class OnTimeHarness {
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         try (Subject subject = Subject.create(impl, workers)) {
             long start = System.nanoTime();
-            long windowStart = start + TimeUnit.MILLISECONDS.toNanos(RATE_WARMUP_MILLIS);
+            long windowStart = start + TimeUnit.MILLISECONDS.toNanos(warmUpMillis);
             long windowEnd = start + TimeUnit.MILLISECONDS.toNanos(millis);
             WindowCounters before = null;
             long cpuBefore = 0;
@@ -436,6 +451,84 @@ public final class OnTimeHarness {
             }
             report("rate", impl, perMs + "perMs", workers, Arrays.copyOf(inWindow, n), counters,
                     " cpuPct=" + Harness.fmt(100.0 * cpu / elapsed) + " cpuUsPerTimer=" + Harness.fmt(cpu / 1e3 / n));
+        }
+    }
+
+    static final int CALLS_PER_PRODUCER = 200_000;
+
+    static void calls(String impl, int workers) throws InterruptedException {
+        callsRound(impl, workers, false);
+        settleHeap();
+        callsRound(impl, workers, true);
+    }
+
+    private static void callsRound(String impl, int workers, boolean measured) throws InterruptedException {
+        int producers = 2;
+        long[][] times = new long[producers][CALLS_PER_PRODUCER];
+        CountDownLatch done = new CountDownLatch(producers * CALLS_PER_PRODUCER);
+        java.util.concurrent.atomic.AtomicBoolean spinning = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread hog = new Thread(() -> {
+            long x = 0;
+            while (spinning.get()) {
+                x += System.nanoTime() & 1; // busy, as an application thread beside the callers
+            }
+            if (x == 42) {
+                System.out.print("");
+            }
+        }, "cpu-hog");
+        hog.setDaemon(true);
+        try (Subject subject = Subject.create(impl, workers)) {
+            hog.start();
+            WindowCounters before = WindowCounters.read();
+            Thread[] threads = new Thread[producers];
+            CountDownLatch go = new CountDownLatch(1);
+            for (int p = 0; p < producers; p++) {
+                long[] mine = times[p];
+                SplittableRandom random = new SplittableRandom(42 + p);
+                threads[p] = new Thread(() -> {
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    Subject.Job countDown = new Subject.Job() {
+                        @Override
+                        public void run() {
+                            done.countDown();
+                        }
+                    };
+                    for (int i = 0; i < mine.length; i++) {
+                        long delay = random.nextLong(TimeUnit.SECONDS.toNanos(1));
+                        long start = System.nanoTime();
+                        subject.schedule(countDown, delay);
+                        mine[i] = System.nanoTime() - start;
+                    }
+                }, "producer-" + p);
+                threads[p].setDaemon(true);
+                threads[p].start();
+            }
+            go.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            spinning.set(false);
+            WindowCounters counters = WindowCounters.read().since(before);
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(subject.name + ": " + done.getCount() + " timers never ran");
+            }
+            if (measured) {
+                long[] all = new long[producers * CALLS_PER_PRODUCER];
+                int over = 0;
+                for (int p = 0; p < producers; p++) {
+                    System.arraycopy(times[p], 0, all, p * CALLS_PER_PRODUCER, CALLS_PER_PRODUCER);
+                    for (long t : times[p]) {
+                        over += t > 50_000 ? 1 : 0;
+                    }
+                }
+                report("calls", impl, "all", workers, all, counters, " over50us=" + over);
+            }
+        } finally {
+            spinning.set(false);
         }
     }
 
