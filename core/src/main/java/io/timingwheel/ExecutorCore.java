@@ -390,6 +390,11 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     }
 
     @Override
+    public boolean leaderOverdue(long now) {
+        return pool.leaderOverdue(now);
+    }
+
+    @Override
     public boolean workersStarved() {
         return pool.workersStarved();
     }

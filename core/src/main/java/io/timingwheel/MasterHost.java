@@ -36,6 +36,13 @@ interface MasterHost {
      */
     boolean workerDue();
 
+    /**
+     * @return whether the leader of the executor's own pool is overdue at {@code now}: its wait for a deadline ended a
+     *     while ago and it has not come back, a thread on its core keeps it from the due tasks (false with an external
+     *     executor)
+     */
+    boolean leaderOverdue(long now);
+
     /** @return true if tasks wait for a worker that the thread factory failed to start (the own pool only) */
     boolean workersStarved();
 

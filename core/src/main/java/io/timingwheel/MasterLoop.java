@@ -39,7 +39,8 @@ import java.util.function.Function;
  *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path. A worker about
  *       to wait wakes it early, if that park is to end soon ({@link #turnEarlyIfPlannedBy}): its turn then runs while
  *       the worker sleeps, not as the worker wakes. While a worker is due to run, the master puts its turn off, within
- *       what its hand-overs and the order gate allow ({@link #putOffTurn}), until the first of them is about to wait.</li>
+ *       what its hand-overs and the order gate allow ({@link #putOffTurn}), until the first of them is about to wait; in a
+ *       long drain it yields once per turn to a leader kept from its core ({@link #giveWayToLeader}).</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep (the gate's state says so: {@link OrderGate.Horizon#deep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
@@ -53,6 +54,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     /** Tasks a long drain takes between two hand-overs (see {@link #drainMarked}): some tens of microseconds. */
     private static final int HAND_OVER_EVERY = 512;
+
+    /** Tasks a drain takes between two looks at whether the leader is overdue (see {@link #giveWayToLeader}). */
+    private static final int GIVE_WAY_LOOK_EVERY = 64;
 
     /** How often the master retries to start a worker while due tasks wait and no worker could be started. */
     private static final long WORKER_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -100,6 +104,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     /** When the master's last turn began (not put off). Master only. */
     private long lastTurnAt;
+
+    /** Whether the master gave way to an overdue leader in this turn ({@link #giveWayToLeader}). Master only. */
+    private boolean gaveWayThisTurn;
 
     /**
      * With a virtual clock: the master sleeps until woken, never for a time, since no amount of real time brings a
@@ -312,6 +319,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             return false;
         }
         lastTurnAt = now;
+        gaveWayThisTurn = false;
         boolean drained = drainAndHandOver(now);
         if (host.isShutdown() && holdsNothing() && host.tryTerminate()) {
             return true;
@@ -391,11 +399,31 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         int drained = 0;
         for (ScheduledTask<?> task; (task = inbox.pollMarked()) != null; ) {
             takeIn(task);
-            if (++drained % HAND_OVER_EVERY == 0) {
+            if (++drained % GIVE_WAY_LOOK_EVERY == 0) {
+                giveWayToLeader();
+            }
+            if (drained % HAND_OVER_EVERY == 0) {
                 handDue(host.now() + handOverAheadNanos);
             }
         }
         return drained > 0;
+    }
+
+    /**
+     * Lets another thread have this core, once per turn, when the leader is overdue ({@link MasterHost#leaderOverdue}):
+     * on a machine with as few cores as busy threads (a burst of schedules), the kernel often wakes the leader on the
+     * master's core and lets the master finish its slice first, so the timers due then wait for a drain that had time
+     * to spare (what it drains is due the straight reach after it came, or later). A put-off turn
+     * ({@link #putOffTurn}) cannot help there: the drain is under way. Once per turn: the thread given way to may be a
+     * producer, whose slice then delays the master by a few milliseconds at most, well within what it hands over ahead.
+     * Measured: docs/design.md, the ablation's "master give-way off" and the burst without it. Master thread only;
+     * {@code Thread.yield} returns at once when nothing else waits for this core.
+     */
+    private void giveWayToLeader() {
+        if (!gaveWayThisTurn && host.leaderOverdue(host.now())) {
+            gaveWayThisTurn = true;
+            Thread.yield();
+        }
     }
 
     /** Drains everything in the inbox now (commands, which need no gate). */

@@ -87,6 +87,11 @@ final class PoolControls {
         return ownPool != null && ownPool.workerDue();
     }
 
+    /** @return whether the own pool's leader is overdue at {@code now} (see {@link WorkerPool#leaderOverdue}) */
+    boolean leaderOverdue(long now) {
+        return ownPool != null && ownPool.leaderOverdue(now);
+    }
+
     /** @return true if tasks wait for a worker that the thread factory failed to start */
     boolean workersStarved() {
         return ownPool != null && ownPool.isStarved();

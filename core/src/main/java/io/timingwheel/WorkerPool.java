@@ -497,14 +497,22 @@ final class WorkerPool extends Dispatcher {
             LockSupport.parkNanos(this, StallWatch.PAUSE_NANOS);
             return true;
         }
-        long wakeUp = waits.leaderWakeUp();
-        if (wakeUp != TimingWheel.NONE && now - wakeUp > GIVE_WAY_AFTER_NANOS
-                && now - publisherGaveWayAt > GIVE_WAY_EVERY_NANOS) {
+        if (leaderOverdue(now) && now - publisherGaveWayAt > GIVE_WAY_EVERY_NANOS) {
             publisherGaveWayAt = now;
             Thread.yield();
             return true;
         }
         return false;
+    }
+
+    /**
+     * @return whether the leader's wait for a deadline ended more than {@link #GIVE_WAY_AFTER_NANOS} before {@code now}
+     *     and it has not come back: a thread on its core keeps it from the due tasks (the publishers' and the master's
+     *     reason to give way). A hint, without the lock
+     */
+    boolean leaderOverdue(long now) {
+        long wakeUp = waits.leaderWakeUp();
+        return wakeUp != TimingWheel.NONE && now - wakeUp > GIVE_WAY_AFTER_NANOS;
     }
 
     /**

@@ -63,7 +63,8 @@
  *       the wheel, and hands the tasks due within the next 10 ms to the workers in batches, in deadline order; then
  *       it parks until 9 ms before the next deadline it holds. With nothing pending it parks without a timeout. While
  *       a worker is due to run (every worker busy, or the leader's wait over) it puts its turn off, within what its
- *       hand-overs and the gate allow, until a worker is about to wait.</li>
+ *       hand-overs and the gate allow, until a worker is about to wait; in a long drain it yields once per turn to a
+ *       leader that has not come back 0.1 ms after its wait ended ({@code MasterLoop.giveWayToLeader}).</li>
  *   <li>A worker takes the first task once it is due and claims it with one CAS on its state ({@code NEW} to
  *       {@code CLAIMED}); a {@code cancel} or {@code shutdownNow} racing with it makes a CAS on the same state, so
  *       exactly one of them wins. The worker calls {@code beforeExecute}, runs the task (or what {@code decorateTask}

@@ -82,6 +82,11 @@ class EarlyTurnTest {
         }
 
         @Override
+        public boolean leaderOverdue(long now) {
+            return false;
+        }
+
+        @Override
         public boolean workersStarved() {
             return false;
         }

@@ -28,6 +28,11 @@ class MasterTurnTest {
         }
 
         @Override
+        public boolean leaderOverdue(long now) {
+            return false;
+        }
+
+        @Override
         public boolean workersStarved() {
             return false;
         }

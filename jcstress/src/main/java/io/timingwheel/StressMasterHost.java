@@ -63,6 +63,11 @@ final class StressMasterHost implements MasterHost {
     }
 
     @Override
+    public boolean leaderOverdue(long now) {
+        return false;
+    }
+
+    @Override
     public boolean workersStarved() {
         return false;
     }
