@@ -75,21 +75,21 @@ final class PoolControls {
     }
 
     /**
-     * A publisher's look after it published a task, at {@code now} (see {@link WorkerPool#publisherGivesWay}).
+     * A publisher's look after it published a task, at {@code now} (see {@link CoreSharing#publisherGivesWay}).
      * @return whether it yielded or paused
      */
     boolean publisherGivesWay(long now) {
-        return ownPool != null && ownPool.publisherGivesWay(now);
+        return ownPool != null && ownPool.coreSharing.publisherGivesWay(now);
     }
 
-    /** @return whether a worker of the own pool is due to run now (see {@link WorkerPool#workerDue}) */
+    /** @return whether a worker of the own pool is due to run now (see {@link CoreSharing#workerDue}) */
     boolean workerDue() {
-        return ownPool != null && ownPool.workerDue();
+        return ownPool != null && ownPool.coreSharing.workerDue();
     }
 
-    /** @return whether the own pool's leader is overdue at {@code now} (see {@link WorkerPool#leaderOverdue}) */
+    /** @return whether the own pool's leader is overdue at {@code now} (see {@link CoreSharing#leaderOverdue}) */
     boolean leaderOverdue(long now) {
-        return ownPool != null && ownPool.leaderOverdue(now);
+        return ownPool != null && ownPool.coreSharing.leaderOverdue(now);
     }
 
     /** @return true if tasks wait for a worker that the thread factory failed to start */

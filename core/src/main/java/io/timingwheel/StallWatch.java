@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Tells a publisher when the pool's workers are held off their cores in the pool's own code, so that it pauses and
- * gives its core away (see {@link WorkerPool#publisherGivesWay}).
+ * gives its core away (see {@link CoreSharing#publisherGivesWay}).
  *
  * <p>Why: on a machine with as few cores as busy threads, the kernel shares them out fairly, and a worker with due
  * tasks gets no more of a core than a publisher scheduling at full speed, or a compiler thread. In a fresh JVM both

@@ -12,9 +12,10 @@ import java.util.function.BooleanSupplier;
  * <p>Its parts, each with one job: the {@link Arrivals} (tasks that come without the pool's lock, straight from their
  * publishers), the {@link DueTasks} (the {@link DueQueue}, in deadline order, and each {@link Worker}'s {@link Hand}:
  * how a worker takes a task, or a batch of due ones), the {@link WorkerWaits} (the waiting discipline: who waits for
- * the first deadline, who is woken and when) and the {@link WorkerRoster} (the threads and the JDK's counts). One
- * lock, this class's, guards the queue, the hands and the waits; a worker takes its next task (or a batch of due ones,
- * into its hand) under one acquisition.
+ * the first deadline, who is woken and when), the {@link WorkerRoster} (the threads and the JDK's counts) and the
+ * {@link CoreSharing} (the looks of publishers and the master at whether a worker needs a core). One lock, this
+ * class's, guards the queue, the hands and the waits; a worker takes its next task (or a batch of due ones, into its
+ * hand) under one acquisition.
  *
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * task due within {@link #STRAIGHT_REACH_NANOS} comes here straight from its publisher (or from its last run). A
@@ -61,19 +62,6 @@ final class WorkerPool extends Dispatcher {
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
-    /**
-     * How long past the end of its wait for a deadline a leader that has not come back counts as kept from its core
-     * ({@link #publisherGivesWay}): above the usual lateness of a timed wait's end (the kernel's timer slack, 50 µs,
-     * and the wake-up itself).
-     */
-    private static final long GIVE_WAY_AFTER_NANOS = 100_000;
-
-    /**
-     * How often, at most, publishers yield to an overdue leader: a leader held up by a thread no publisher can move (a
-     * compiler thread, another process) costs a publisher scheduling at full speed a few yields, not one per task.
-     */
-    private static final long GIVE_WAY_EVERY_NANOS = 50_000;
-
     /** How long a worker lets go of the lock when an arrival is still being written (see {@link #enterWait}). */
     private static final long ARRIVAL_GAP_WAIT_NANOS = 50_000;
 
@@ -86,14 +74,14 @@ final class WorkerPool extends Dispatcher {
     private final WorkerRoster roster;
     private final DueTasks due;
 
+    /** The looks of publishers and the master at whether a worker needs a core. */
+    final CoreSharing coreSharing;
+
     /** The queue of {@link #due}, which hand-overs and arrivals go to. */
     private final DueQueue queue;
 
     /** Set by the termination decision: nothing is taken or started any more, workers leave. Read without the lock. */
     private volatile boolean closed;
-
-    /** When a publisher last yielded to an overdue leader; long enough before any reading of the clock at first. */
-    private volatile long publisherGaveWayAt = Long.MIN_VALUE / 2;
 
     private final TaskRunner runner;
     private final OrderGate gate;
@@ -107,6 +95,7 @@ final class WorkerPool extends Dispatcher {
         this.roster = new WorkerRoster(this, lock, settings, executorName);
         this.due = new DueTasks(host, runner, roster);
         this.queue = due.queue;
+        this.coreSharing = new CoreSharing(waits, roster, host);
     }
 
     /** Has the gate wake the workers that wait for it when the master opens it; once, before the master starts. */
@@ -471,64 +460,6 @@ final class WorkerPool extends Dispatcher {
     /** The keep-alive settings changed: idle workers look again whether they may stay, and for how long. */
     void keepAliveChanged() {
         wakeAll();
-    }
-
-    /**
-     * A publisher's look, after it published a task, for the workers' sake on a machine with as few cores as busy
-     * threads, where the kernel shares the cores out fairly and a worker with due tasks gets no more of one than a
-     * publisher scheduling at full speed, or a compiler thread (the JDK's publishers give theirs away there without
-     * meaning to, waiting for the queue's lock that its worker holds):
-     * <ul>
-     *   <li>if the leader's wait for a deadline ended more than {@link #GIVE_WAY_AFTER_NANOS} ago and it has not come
-     *       back (the kernel woke it on the publisher's core and lets the publisher finish its slice first, while the
-     *       other core may idle), the publisher yields, at most once per {@link #GIVE_WAY_EVERY_NANOS};</li>
-     *   <li>if the workers are held off their cores in the pool's own code (no run started between two looks, a moment
-     *       apart, and a worker not in a run: see {@link StallWatch}), the publisher pauses a little, so that a core
-     *       frees for them.</li>
-     * </ul>
-     * Read without the lock and without the clock: {@code now} is the publisher's own reading, the one its task's
-     * deadline was computed from. Measured, each carries the cold start (docs/design.md, the ablation).
-     *
-     * @return whether the publisher yielded or paused
-     */
-    boolean publisherGivesWay(long now) {
-        StallWatch watch = roster.stallWatch;
-        if (watch.lookDue(now) && !waits.anyWaiting() && watch.held(now)) {
-            LockSupport.parkNanos(this, StallWatch.PAUSE_NANOS);
-            return true;
-        }
-        if (leaderOverdue(now) && now - publisherGaveWayAt > GIVE_WAY_EVERY_NANOS) {
-            publisherGaveWayAt = now;
-            Thread.yield();
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * @return whether the leader's wait for a deadline ended more than {@link #GIVE_WAY_AFTER_NANOS} before {@code now}
-     *     and it has not come back: a thread on its core keeps it from the due tasks (the publishers' and the master's
-     *     reason to give way). A hint, without the lock
-     */
-    boolean leaderOverdue(long now) {
-        long wakeUp = waits.leaderWakeUp();
-        return wakeUp != TimingWheel.NONE && now - wakeUp > GIVE_WAY_AFTER_NANOS;
-    }
-
-    /**
-     * @return whether a worker is due to run now: workers run and none of them waits (each is in a run or on its way
-     *     to one), or the leader's wait for a deadline has ended (it is woken, or about to be). A hint, without the
-     *     lock; the clock is read only while a worker leads a wait
-     */
-    boolean workerDue() {
-        if (roster.workerCount() == 0) {
-            return false;
-        }
-        if (!waits.anyWaiting()) {
-            return true;
-        }
-        long wakeUp = waits.leaderWakeUp();
-        return wakeUp != TimingWheel.NONE && wakeUp <= host.now();
     }
 
     /** @return a new worker of this pool, its thread not made yet (for the roster) */

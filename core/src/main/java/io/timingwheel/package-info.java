@@ -56,8 +56,8 @@
  *       time the master announced (see the order gate) does the producer touch the shared state, and unpark the
  *       master if it sleeps. Then, where the workers are held off their cores (a woken leader that has not come back,
  *       or no run started for 250 µs while no worker waits), the producer gives way a moment
- *       ({@code WorkerPool.publisherGivesWay}): the one deliberate wait of a caller, which the cold start needs
- *       (docs/design.md).</li>
+ *       ({@code CoreSharing.publisherGivesWay}): the deliberate waits of a caller, which the cold start and the burst
+ *       need (docs/design.md).</li>
  *   <li>The master thread drains the inbox into the wheel (what was offered before its turn began, a burst a turn's
  *       worth at a time), unlinks tasks that were cancelled while linked (a cancel posts the task itself), advances
  *       the wheel, and hands the tasks due within the next 10 ms to the workers in batches, in deadline order; then

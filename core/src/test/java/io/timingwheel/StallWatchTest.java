@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * When a publisher pauses for the workers ({@link StallWatch}, {@link WorkerPool#publisherGivesWay}): only when no run
+ * When a publisher pauses for the workers ({@link StallWatch}, {@link CoreSharing#publisherGivesWay}): only when no run
  * started between two looks a moment apart and a worker is in the pool's own code, never for a run that lasts (the
  * user's code: the JDK's publishers never wait for one either), never when the previous look is old, never when the
  * publisher is a worker itself. No STPE counterpart: code written for the JDK cannot see a publisher pause, only that
@@ -91,7 +91,7 @@ class StallWatchTest {
         try {
             long t = host.now();
             for (int look = 0; look < 8; look++) {
-                assertFalse(pool.publisherGivesWay(t + look * LOOK), "look " + look + ": the user's run lasts");
+                assertFalse(pool.coreSharing.publisherGivesWay(t + look * LOOK), "look " + look + ": the user's run lasts");
             }
         } finally {
             release.countDown();
@@ -121,9 +121,9 @@ class StallWatchTest {
         assertTrue(inPoolCode.await(10, TimeUnit.SECONDS));
         try {
             long t = host.now();
-            assertFalse(pool.publisherGivesWay(t), "the first look has nothing to compare with");
-            assertTrue(pool.publisherGivesWay(t + LOOK), "no run started, the worker is in the pool's code: it paused");
-            assertFalse(pool.publisherGivesWay(t + LOOK + 1), "not again before the interval");
+            assertFalse(pool.coreSharing.publisherGivesWay(t), "the first look has nothing to compare with");
+            assertTrue(pool.coreSharing.publisherGivesWay(t + LOOK), "no run started, the worker is in the pool's code: it paused");
+            assertFalse(pool.coreSharing.publisherGivesWay(t + LOOK + 1), "not again before the interval");
         } finally {
             release.countDown();
         }
