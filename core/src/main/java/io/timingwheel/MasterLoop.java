@@ -38,9 +38,9 @@ import java.util.function.Function;
  *   <li>It parks until {@link #leadNanos} before that deadline when the dispatcher's workers wait for deadlines
  *       themselves: it hands the tasks over ahead of time, so its own wake-up is off the timers' path. A worker about
  *       to wait wakes it early, if that park is to end soon ({@link #turnEarlyIfPlannedBy}): its turn then runs while
- *       the worker sleeps, not as the worker wakes. While a worker is due to run, the master puts its turn off, within
- *       what its hand-overs and the order gate allow ({@link #putOffTurn}), until the first of them is about to wait; in a
- *       long drain it yields once per turn to a leader kept from its core ({@link #giveWayToLeader}).</li>
+ *       the worker sleeps, not as the worker wakes. While a worker is due to run, the master puts its turn off,
+ *       within what its hand-overs and the order gate allow ({@link #putOffTurn}), until the first of them is about
+ *       to wait; in a long drain it yields once per turn to a leader kept from its core ({@link #giveWayToLeader}).</li>
  *   <li>Work that can wait (a far deadline, a cancellation) is drained at the next wake-up, but a master in a long
  *       sleep (the gate's state says so: {@link OrderGate.Horizon#deep}) is woken once for it, so cancelled tasks never wait for a far deadline to become
  *       garbage. After draining such work the master looks again within {@code lazyWakeNanos} instead of sleeping
@@ -102,7 +102,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      */
     private final long putOffLimitNanos;
 
-    /** When the master's last turn began (not put off). Master only. */
+    /** When the master's last turn began (not put off); its start, before the first. Master only. */
     private long lastTurnAt;
 
     /** Whether the master gave way to an overdue leader in this turn ({@link #giveWayToLeader}). Master only. */
@@ -288,6 +288,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
 
     @Override
     public void run() {
+        lastTurnAt = host.now(); // a put-off is bounded from here: the clock's readings may start anywhere
         try {
             for (;;) {
                 try {
@@ -337,10 +338,11 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * Puts the turn off while a worker of the own pool is due to run (every worker busy, or the leader's wait for a
      * deadline ended: {@link MasterHost#workerDue}), so that the master's work does not take a core from it (on a
      * machine with as few cores as busy threads, a burst of schedules or a cold JVM's compiler threads leave none to
-     * spare): the first worker that is about to wait makes the master turn at once ({@link #turnEarlyIfPlannedBy}). Never past the hand-over of the first deadline the master holds, nor
-     * longer than {@link #putOffLimitNanos} after its last turn, within which the tasks of the inbox, due the straight
-     * reach after they came or later, are still taken in and handed over in time, and the order gate still opens for
-     * the tasks due now. Master thread only. @return whether the turn was put off (the master parked meanwhile)
+     * spare): the first worker that is about to wait makes the master turn at once ({@link #turnEarlyIfPlannedBy}).
+     * Never past the hand-over of the first deadline the master holds, nor longer than {@link #putOffLimitNanos}
+     * after its last turn, within which the tasks of the inbox, due the straight reach after they came or later, are
+     * still taken in and handed over in time, and the order gate still opens for the tasks due now. Master thread
+     * only. @return whether the turn was put off (the master parked meanwhile)
      */
     private boolean putOffTurn(long now) {
         if (putOffLimitNanos == 0 || commandsPosted || !host.workerDue()) {
