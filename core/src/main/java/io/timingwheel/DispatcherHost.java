@@ -27,6 +27,22 @@ interface DispatcherHost {
     default void letMasterTurnBy(long time) {
     }
 
+    /**
+     * @return whether a worker about to wait should first try to step the virtual clock ({@link #stepVirtualTime}):
+     *     the executor runs on one, and an advance is under way that its threads step; false in real time (any thread)
+     */
+    default boolean stepsVirtualTime() {
+        return false;
+    }
+
+    /**
+     * A worker with nothing to take steps the virtual clock, if the executor is settled (see {@link VirtualClock}):
+     * to the next deadline within the advance under way, handing over what falls due there. Called without the pool's
+     * lock. Tasks it hands over wake one worker fewer than they would: the caller looks again, and takes one itself.
+     */
+    default void stepVirtualTime() {
+    }
+
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */
     boolean timersPending();
 

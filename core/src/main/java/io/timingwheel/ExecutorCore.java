@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongPredicate;
 
 /**
  * The machinery behind a {@link TimingWheelExecutor}: it builds the parts and wires them, accepts tasks and hands them
@@ -49,6 +50,9 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
 
     private final MasterLoop master;
 
+    /** The clock a test moves, or null in real time. */
+    private final VirtualClock virtualClock;
+
     /** The pending limit, or null when there is none. */
     private final PendingLimit limit;
 
@@ -57,7 +61,8 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
 
     ExecutorCore(ExecutorSettings settings, ExecutorHooks hooks) {
         this.name = settings.name();
-        this.clock = settings.virtualClock() != null ? Clock.of(settings.virtualClock()) : Clock.startingNow();
+        this.virtualClock = settings.virtualClock();
+        this.clock = virtualClock != null ? Clock.of(virtualClock) : Clock.startingNow();
         this.instrumentation = new Instrumentation(name, clock, settings.lateRunEventThresholdNanos());
         this.limit = settings.maxPendingTasks() > 0 ? new PendingLimit(settings.maxPendingTasks()) : null;
         this.failureHandler = settings.failureHandler();
@@ -242,6 +247,33 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     }
 
     @Override
+    public boolean stepsOnItsThreads() {
+        return dispatcher instanceof WorkerPool;
+    }
+
+    @Override
+    public boolean runsOn(Thread thread) {
+        return dispatcher instanceof WorkerPool own && own.runsOn(thread);
+    }
+
+    /** The master's step on this thread; before the master's start, only the dispatcher's look. */
+    @Override
+    public long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo) {
+        if (lifecycle.masterStarted()) {
+            return master.stepIfIdle(callerTakesOne, moveTimeTo);
+        }
+        // nothing was ever given to the master: it holds nothing (a task given to it starts it first)
+        return dispatcher.idleRunsEnded(null) < 0 ? VirtualClock.STEP_NOT_IDLE : TimingWheel.NONE;
+    }
+
+    @Override
+    public void stepsEnded() {
+        if (lifecycle.masterStarted()) {
+            master.wake();
+        }
+    }
+
+    @Override
     public boolean hasTerminated() {
         return lifecycle.isTerminated();
     }
@@ -372,6 +404,16 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     @Override
     public void letMasterTurnBy(long time) {
         master.turnEarlyIfPlannedBy(time);
+    }
+
+    @Override
+    public boolean stepsVirtualTime() {
+        return virtualClock != null && virtualClock.isSteppedBy(this);
+    }
+
+    @Override
+    public void stepVirtualTime() {
+        virtualClock.stepFromWorker(this);
     }
 
     @Override

@@ -20,6 +20,9 @@ final class HandOver implements Consumer<ScheduledTask<?>> {
     private long drainedLowerings;
     private boolean opensGate;
 
+    /** Whether the thread that hands over is a worker that takes one of the tasks itself (a virtual clock's step). */
+    private boolean callerTakesOne;
+
     HandOver(OrderGate gate) {
         this.gate = gate;
     }
@@ -64,10 +67,21 @@ final class HandOver implements Consumer<ScheduledTask<?>> {
         return opensGate;
     }
 
+    /** Says whether the thread that hands over takes one of the tasks itself; until {@link #clear}. */
+    void callerTakesOne(boolean takes) {
+        callerTakesOne = takes;
+    }
+
+    /** @return whether the thread that hands over takes one of the tasks itself: one worker fewer need be woken */
+    boolean callerTakesOne() {
+        return callerTakesOne;
+    }
+
     /** Forgets the tasks and the opening, for the next turn. */
     void clear() {
         Arrays.fill(tasks, 0, size, null); // it must not keep what it handed over alive
         size = 0;
         opensGate = false;
+        callerTakesOne = false;
     }
 }

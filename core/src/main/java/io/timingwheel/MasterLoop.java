@@ -11,8 +11,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongPredicate;
 
 /**
  * The master thread: the only owner of the {@link TimingWheel}. It drains the inbox (new tasks, periodic tasks due
@@ -105,6 +107,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** When the master's last turn began (not put off); its start, before the first. Master only. */
     private long lastTurnAt;
 
+    /** Whether the last {@link #handDue} handed tasks over. Master only. */
+    private boolean handedOver;
+
     /** Whether the master gave way to an overdue leader in this turn ({@link #giveWayToLeader}). Master only. */
     private boolean gaveWayThisTurn;
 
@@ -113,6 +118,13 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * deadline nearer; the clock's look at the executor ({@link #settled}) wakes it after each step.
      */
     private final boolean sleepsUntilWoken;
+
+    /**
+     * With a virtual clock: held by whichever thread does the master's work, the master thread for its turns and
+     * commands, or a thread of the executor that steps the clock ({@link #stepIfIdle}); null in real time, where only
+     * the master thread does it and nothing is locked.
+     */
+    private final ReentrantLock turnLock;
 
     /** The user's factory for the master thread, or null; the default one is the fallback. */
     private final ThreadFactory threadFactory;
@@ -174,6 +186,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         this.leadNanos = handOverAheadNanos - handOverAheadNanos / 10;
         this.putOffLimitNanos = Math.max(0, straightReachNanos - handOverAheadNanos) / 2;
         this.sleepsUntilWoken = sleepsUntilWoken;
+        this.turnLock = sleepsUntilWoken ? new ReentrantLock() : null;
         this.threadFactory = threadFactory;
     }
 
@@ -291,6 +304,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         lastTurnAt = host.now(); // a put-off is bounded from here: the clock's readings may start anywhere
         try {
             for (;;) {
+                lockTurn();
                 try {
                     if (turn()) {
                         return;
@@ -298,6 +312,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                 } catch (Throwable t) {
                     // The master must never die: whatever went wrong was one task's business, not the loop's.
                     InternalFailures.report(executorName, "master loop", t);
+                } finally {
+                    unlockTurn();
                 }
             }
         } finally {
@@ -378,6 +394,54 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         }
         handDue(host.now() + handOverAheadNanos);
         return drained;
+    }
+
+    /**
+     * A virtual clock's steps, on the thread that steps it (see {@link VirtualClock}), while the dispatcher is idle (no
+     * run, no due task waiting): the master's turn at the clock's time, done here instead of on the master thread,
+     * which sleeps on; then, while nothing was handed over, a move of time to the first deadline the wheel holds, if
+     * {@code moveTimeTo} takes it, and a turn there. The master's gate is left awake, so that what the steps' runs
+     * publish wakes nobody (the next step drains it); the clock wakes the master once the advance is over
+     * ({@link #wake}), and its turn puts the gate back to sleep.
+     *
+     * @param callerTakesOne whether the caller is a worker that takes a task it hands over itself: one worker fewer
+     *     is woken for them
+     * @param moveTimeTo moves the clock's time to the deadline it is given and returns true, or returns false if
+     *     that deadline is beyond the advance
+     * @return {@link VirtualClock#STEP_NOT_IDLE} if the dispatcher is not idle; {@link VirtualClock#STEP_HANDED_OVER}
+     *     if tasks due were handed over; otherwise the first deadline bound the wheel holds, which
+     *     {@code moveTimeTo} refused ({@link TimingWheel#NONE} if none, or if the executor stops)
+     */
+    long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo) {
+        turnLock.lock();
+        try {
+            // Under the lock: a turn of the master thread between this look and the hand-over below could hand over
+            // what falls due now, and leave this step finding nothing due, while the tasks it handed over wait to run.
+            if (dispatcher.idleRunsEnded(null) < 0) {
+                return VirtualClock.STEP_NOT_IDLE;
+            }
+            for (;;) {
+                if (exited) {
+                    return TimingWheel.NONE;
+                }
+                handOver.callerTakesOne(callerTakesOne);
+                drainAndHandOver(host.now());
+                if (handedOver) {
+                    return VirtualClock.STEP_HANDED_OVER;
+                }
+                if (host.isShutdown()) {
+                    wake(); // the termination decision is the master thread's
+                }
+                // Nothing handed over, the master kept out: still idle, so time may move to the first deadline.
+                long first = host.isStopping() ? TimingWheel.NONE : wheel.nextDeadlineBound();
+                if (!moveTimeTo.test(first)) {
+                    return first;
+                }
+            }
+        } finally {
+            handOver.callerTakesOne(false);
+            turnLock.unlock();
+        }
     }
 
     /** Runs the commands posted so far; master thread only (the jcstress test of {@link #post} calls it too). */
@@ -465,6 +529,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * the gate open for it. Nothing is handed over while stopping.
      */
     private void handDue(long through) {
+        handedOver = false;
         if (!host.isStopping()) {
             if (through >= wheel.nextDeadlineBound()) {
                 wheel.advance(through, handOver);
@@ -472,6 +537,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             handOver.opening(wheel.nextDeadlineBound(), drainedBound, drainedLowerings);
             if (handOver.size() > 0) {
                 dispatcher.dispatchAll(handOver);
+                handedOver = true;
             } else {
                 handOver.openGate();
                 gate.wakeWaiters();
@@ -526,11 +592,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             return;
         }
         if (sleepsUntilWoken) {
-            if (starved) {
-                LockSupport.parkNanos(this, WORKER_RETRY_NANOS); // a retry is real time's business
-            } else {
-                LockSupport.park(this);
-            }
+            parkLettingTurnsGo(starved ? WORKER_RETRY_NANOS : 0); // a retry is real time's business
         } else if (until == TimingWheel.NONE) {
             LockSupport.park(this);
         } else {
@@ -586,7 +648,41 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * still writes it, and a short nap lets a batch build up instead.
      */
     private void napWhileProducersAreBusy() {
-        LockSupport.parkNanos(this, BUSY_NAP_NANOS);
+        if (turnLock != null) {
+            parkLettingTurnsGo(BUSY_NAP_NANOS);
+        } else {
+            LockSupport.parkNanos(this, BUSY_NAP_NANOS);
+        }
+    }
+
+    /** Takes the {@link #turnLock}, if there is one (a virtual clock's). */
+    private void lockTurn() {
+        if (turnLock != null) {
+            turnLock.lock();
+        }
+    }
+
+    private void unlockTurn() {
+        if (turnLock != null) {
+            turnLock.unlock();
+        }
+    }
+
+    /**
+     * Parks for {@code nanos} (0: until woken) with the {@link #turnLock} let go, so that a thread stepping the
+     * virtual clock may do the master's work meanwhile. Virtual clock only.
+     */
+    private void parkLettingTurnsGo(long nanos) {
+        turnLock.unlock();
+        try {
+            if (nanos == 0) {
+                LockSupport.park(this);
+            } else {
+                LockSupport.parkNanos(this, nanos);
+            }
+        } finally {
+            turnLock.lock();
+        }
     }
 
     /**

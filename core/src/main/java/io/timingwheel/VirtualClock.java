@@ -1,5 +1,7 @@
 package io.timingwheel;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -73,6 +76,22 @@ public final class VirtualClock {
 
     /** The executors this clock drives, until they have terminated. */
     private final List<Driven> executors = new CopyOnWriteArrayList<>();
+
+    /** The advance under way whose steps the executor's own threads take, or null (see {@link #advanceStepped}). */
+    private volatile SteppedAdvance stepped;
+
+    private static final VarHandle STEPPED;
+
+    static {
+        try {
+            STEPPED = MethodHandles.lookup().findVarHandle(VirtualClock.class, "stepped", SteppedAdvance.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Held for a step: a look at whether the executor is settled, and the move of time that follows it. */
+    private final Object stepLock = new Object();
 
 
     /** Creates a clock at time 0. */
@@ -182,6 +201,30 @@ public final class VirtualClock {
          */
         Settled settled(Thread advancing);
 
+        /**
+         * @return whether its own threads step the clock as their runs end ({@link #advanceStepped}): an executor
+         *     with its own pool of workers
+         */
+        boolean stepsOnItsThreads();
+
+        /** @return whether {@code thread} is one of the executor's threads (a run that advances the clock itself) */
+        boolean runsOn(Thread thread);
+
+        /**
+         * Steps, on the calling thread, if no task runs and none that is due waits: the master's work done here (the
+         * inbox drained into the wheel, what is due by now handed over); while nothing is handed over, it offers the
+         * first deadline it holds to {@code moveTimeTo}, which moves time there (true) or refuses (false), and steps
+         * again.
+         *
+         * @param callerTakesOne whether the caller is a worker of the executor, which takes a task it hands over
+         * @return {@link #STEP_NOT_IDLE}, {@link #STEP_HANDED_OVER}, or, settled, the first deadline it holds, as
+         *     {@link Settled#firstDeadline}, that {@code moveTimeTo} refused
+         */
+        long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo);
+
+        /** The advance its threads stepped is over: its master takes its own work back. */
+        void stepsEnded();
+
         /** @return true once the executor has terminated: nothing more is ever due there */
         boolean hasTerminated();
 
@@ -200,6 +243,12 @@ public final class VirtualClock {
     record Settled(long firstDeadline, long runsEnded) {
     }
 
+    /** {@link Driven#stepIfIdle}: a task runs, or one that is due waits; the step was not taken. */
+    static final long STEP_NOT_IDLE = -1;
+
+    /** {@link Driven#stepIfIdle}: tasks due now were handed over. */
+    static final long STEP_HANDED_OVER = -2;
+
     // -- advancing --------------------------------------------------------------------------------------------------
 
     /**
@@ -210,6 +259,10 @@ public final class VirtualClock {
     private void advanceNanos(long nanos) {
         long start = time;
         long target = start + nanos < start ? Long.MAX_VALUE : start + nanos;
+        if (advanceStepped(target)) {
+            moveTo(target);
+            return;
+        }
         for (;;) {
             long next = settle();
             if (next == Long.MAX_VALUE || next > target) { // MAX_VALUE: none (no deadline is that late)
@@ -218,6 +271,161 @@ public final class VirtualClock {
             moveTo(next); // later than the time settled at: a settled executor holds nothing due by then
         }
         moveTo(target); // nothing falls due on the rest of the way
+    }
+
+    // -- advancing, stepped by the executor's threads ------------------------------------------------------------
+
+    /**
+     * An advance whose steps the executor's own threads take as their runs end; as a predicate, the move of time to a
+     * deadline within it (under the step lock: see {@link Driven#stepIfIdle}).
+     */
+    private final class SteppedAdvance implements LongPredicate {
+        final Driven executor;
+        final long target;
+        final Thread advancer;
+        /** Set by the step that found the executor settled with nothing due by the target: the advance is over. */
+        volatile boolean reached;
+        /** Set by a step that found the clock driving other executors too: the advance goes on as a polling one. */
+        volatile boolean abandoned;
+        /** Steps taken: time moved. Written under the step lock, read by the advancer. */
+        volatile long steps;
+
+        SteppedAdvance(Driven executor, long target, Thread advancer) {
+            this.executor = executor;
+            this.target = target;
+            this.advancer = advancer;
+        }
+
+        /** Moves time to {@code deadline} if it is within the advance (later than now: the executor is settled). */
+        @Override
+        public boolean test(long deadline) {
+            if (deadline > target) {
+                return false;
+            }
+            moveTo(deadline);
+            steps++;
+            return true;
+        }
+    }
+
+    /**
+     * Advances to {@code target} with the steps taken where they are cheapest, when the clock drives one executor of
+     * its own workers, no other such advance is under way and the caller is not one of its threads. The caller
+     * registers the advance, then takes the first step; from then on the executor's threads take every step: the worker
+     * that ends the last run under way, with nothing left to take, steps and takes what it hands over, so that a run's
+     * end leads to the next run with no other thread woken and no look at the master thread. The step that finds
+     * nothing due by the target wakes the caller. The registration comes before the caller's step, a worker's look at
+     * it after its run has ended, each under the pool's lock (in the step's look at the pool, and in the worker's wait):
+     * so either that step sees the run ended, or the worker sees the advance and steps.
+     *
+     * <p>While it waits the caller looks once per {@link #MAX_LOOK_INTERVAL_NANOS} at whether a step was taken since;
+     * after one such interval without, it wakes the master, whose turn does what no step does (a worker's start to
+     * retry, the termination decision); after the real-time limit without one, it gives up. It never steps itself
+     * again: a step no thread of the executor takes would be a lost one, and the advance then gives up, loudly.
+     *
+     * @return true once the advance has reached {@code target}, settled, or the executor has terminated; false if it
+     *     was not taken this way, or stopped being so (the caller then goes on polling, from the time reached)
+     */
+    private boolean advanceStepped(long target) {
+        executors.removeIf(Driven::hasTerminated);
+        Driven only = executors.size() == 1 ? executors.get(0) : null;
+        Thread caller = Thread.currentThread();
+        if (only == null || !only.stepsOnItsThreads() || only.runsOn(caller)) {
+            return false;
+        }
+        SteppedAdvance advance = new SteppedAdvance(only, target, caller);
+        if (!STEPPED.compareAndSet(this, null, advance)) {
+            return false; // another advance is stepped now: this one polls
+        }
+        boolean interrupted = Thread.interrupted(); // else every park below would return at once
+        try {
+            if (step(advance, false) == STEP_REACHED) {
+                return true;
+            }
+            long limit = realTimeLimitNanos;
+            long stepsSeen = advance.steps;
+            long lastStepAt = System.nanoTime();
+            while (!advance.reached) {
+                if (advance.abandoned) {
+                    return false;
+                }
+                if (only.hasTerminated()) {
+                    return true; // nothing is due there any more
+                }
+                LockSupport.parkNanos(this, MAX_LOOK_INTERVAL_NANOS);
+                interrupted |= Thread.interrupted();
+                long steps = advance.steps;
+                long now = System.nanoTime();
+                if (steps != stepsSeen) {
+                    stepsSeen = steps;
+                    lastStepAt = now;
+                } else if (now - lastStepAt > limit) {
+                    throw gaveUp(List.of(only));
+                } else if (!advance.reached) {
+                    only.stepsEnded(); // no step in a while: the master looks
+                }
+            }
+            return true;
+        } finally {
+            stepped = null;
+            only.stepsEnded();
+            if (interrupted) {
+                caller.interrupt();
+            }
+        }
+    }
+
+    /** {@link #step}: the executor is settled with nothing due by the advance's target. */
+    private static final int STEP_REACHED = 0;
+    /** {@link #step}: a task runs or waits, or the step handed tasks over. */
+    private static final int STEP_BUSY = 1;
+    /** {@link #step}: no step taken: the advance is over, or it polls now. */
+    private static final int STEP_NONE = 2;
+
+    /**
+     * Steps the advance from the executor's state now: while it is settled, to its first deadline, until tasks are
+     * handed over or nothing is due by the target. @return one of the {@code STEP_} outcomes
+     */
+    private int step(SteppedAdvance advance, boolean byWorker) {
+        synchronized (stepLock) {
+            if (stepped != advance || advance.reached) {
+                return STEP_NONE;
+            }
+            if (executors.size() != 1 || executors.get(0) != advance.executor) {
+                advance.abandoned = true; // an executor joined: every step must look at all of them
+                LockSupport.unpark(advance.advancer);
+                return STEP_NONE;
+            }
+            long first = advance.executor.stepIfIdle(byWorker, advance);
+            if (first == STEP_NOT_IDLE || first == STEP_HANDED_OVER) {
+                return STEP_BUSY;
+            }
+            advance.reached = true; // settled, nothing due by the target
+            if (byWorker) {
+                LockSupport.unpark(advance.advancer);
+            }
+            return STEP_REACHED;
+        }
+    }
+
+    /**
+     * @return whether {@code executor}'s workers step an advance under way ({@link #stepFromWorker}), as their runs
+     *     end (any thread)
+     */
+    boolean isSteppedBy(Driven executor) {
+        SteppedAdvance advance = stepped;
+        return advance != null && advance.executor == executor && !advance.reached;
+    }
+
+    /**
+     * A worker of {@code executor} with nothing to take, and no other one running, steps the advance under way; it
+     * then takes one of the tasks handed over, if any, itself.
+     */
+    void stepFromWorker(Driven executor) {
+        SteppedAdvance advance = stepped;
+        if (advance != null && advance.executor == executor) {
+            step(advance, true);
+        }
     }
 
     /** Moves time forward to {@code to}, unless another advance has moved it further already. */

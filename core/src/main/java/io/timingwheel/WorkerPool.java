@@ -175,8 +175,10 @@ final class WorkerPool extends Dispatcher {
                     refusedFrom = from;
                     break;
                 }
-                boolean newHead = handOver.task(from).deadline < queue.peekDeadline();
-                int dueNow = 0;
+                // A worker stepping a virtual clock takes the head itself: no one need lead a wait for it, nor run it.
+                boolean callerTakes = from == 0 && handOver.callerTakesOne();
+                boolean newHead = !callerTakes && handOver.task(from).deadline < queue.peekDeadline();
+                int dueNow = callerTakes ? -1 : 0;
                 for (int i = from; i < to; i++) {
                     ScheduledTask<?> task = handOver.task(i);
                     queue.add(task, true);
@@ -265,6 +267,7 @@ final class WorkerPool extends Dispatcher {
     private ScheduledTask<?> waitFor(Worker worker, boolean ranBefore) {
         long retireAt = 0; // when the keep-alive time runs out; 0 until the worker may retire at all
         boolean mayBeLastWork = ranBefore;
+        boolean stepTried = false;
         for (;;) {
             ScheduledTask<?> task = take(worker);
             if (task != null || closed) {
@@ -283,6 +286,11 @@ final class WorkerPool extends Dispatcher {
                     lock.lock();
                 }
                 continue;
+            }
+            if (!stepTried && queue.isEmpty() && host.stepsVirtualTime()) {
+                stepTried = true; // once per call: a worker steps after its run, not again after each wait
+                stepVirtualTime();
+                continue; // the lock was let go: look again (at what the step handed over, or a closed pool)
             }
             if (!queue.isEmpty() && !host.isStopping()) {
                 long deadline = queue.peekDeadline();
@@ -326,6 +334,23 @@ final class WorkerPool extends Dispatcher {
             if (enterWait()) {
                 waits.awaitSignal(host, retireAt - now);
             }
+        }
+    }
+
+    /**
+     * Steps the virtual clock before the worker waits, if no other worker runs a task (the last one to end steps); the
+     * lock is held, and let go for the step, which takes the master's lock and this one in that order.
+     *
+     */
+    private void stepVirtualTime() {
+        if (roster.counts().active() > 0 || host.isStopping()) {
+            return;
+        }
+        lock.unlock();
+        try {
+            host.stepVirtualTime();
+        } finally {
+            lock.lock();
         }
     }
 
@@ -561,6 +586,16 @@ final class WorkerPool extends Dispatcher {
         try {
             absorbArrivals();
             due.copyPendingTo(sink);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return whether {@code thread} is one of this pool's workers */
+    boolean runsOn(Thread thread) {
+        lock.lock();
+        try {
+            return roster.hasThread(thread);
         } finally {
             lock.unlock();
         }
