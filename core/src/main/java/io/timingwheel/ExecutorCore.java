@@ -256,14 +256,22 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         return dispatcher instanceof WorkerPool own && own.runsOn(thread);
     }
 
-    /** The master's step on this thread; before the master's start, only the dispatcher's look. */
+    /**
+     * The master's step on this thread; before the master's start, only the dispatcher's look, and then the master's
+     * start read again: a run that gives the master a task starts it first, and ends after, so once the look has seen
+     * the runs ended, a master still not started holds nothing.
+     */
     @Override
     public long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo) {
-        if (lifecycle.masterStarted()) {
-            return master.stepIfIdle(callerTakesOne, moveTimeTo);
+        if (!lifecycle.masterStarted()) {
+            if (dispatcher.idleRunsEnded(null) < 0) {
+                return VirtualClock.STEP_NOT_IDLE;
+            }
+            if (!lifecycle.masterStarted()) {
+                return TimingWheel.NONE;
+            }
         }
-        // nothing was ever given to the master: it holds nothing (a task given to it starts it first)
-        return dispatcher.idleRunsEnded(null) < 0 ? VirtualClock.STEP_NOT_IDLE : TimingWheel.NONE;
+        return master.stepIfIdle(callerTakesOne, moveTimeTo);
     }
 
     @Override

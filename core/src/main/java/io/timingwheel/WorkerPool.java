@@ -606,7 +606,7 @@ final class WorkerPool extends Dispatcher {
         lock.lock();
         try {
             absorbArrivals();
-            boolean advancingRunsHere = roster.hasThread(advancing);
+            boolean advancingRunsHere = advancing != null && roster.hasThread(advancing);
             WorkerRoster.Counts counts = roster.counts();
             boolean othersIdle = counts.active() == (advancingRunsHere ? 1 : 0) && !arrivals.hasAny();
             // Due tasks wait only because no one else can take them when every worker (alive or being started) is
