@@ -144,7 +144,11 @@ final class Worker implements Runnable {
         return true;
     }
 
-    /** Marks the worker active, as it claims the next task (under the pool's lock, or for its hand's). */
+    /**
+     * Marks the worker active, as it claims the next task: under the pool's lock, or, for its hand's, just before the
+     * claim, so that a look at the pool that reads the task's claim and then this flag ({@link WorkerPool#close},
+     * {@link WorkerPool#idleRunsEnded}) never finds the task gone and the worker idle.
+     */
     void beginRun() {
         ACTIVE.setRelease(this, 1);
     }
@@ -192,14 +196,15 @@ final class Worker implements Runnable {
         if (!task.isPending()) {
             return; // taken by another worker, or cancelled: not this worker's run
         }
+        beginRun(); // before the claim: a look that sees the task no longer pending sees this worker active
         if (!mayRun) {
-            beginRun();
             task.cancelIfPending(); // the shutdown policies forbid it to run
             endRun(false);
         } else if (TaskRunner.claim(task, true)) {
-            beginRun();
             endRun(runClaimed(task, task, true));
-        } // else lost the race for it since the look above: not this worker's run
+        } else {
+            ACTIVE.setRelease(this, 0); // lost the race for it since the look above: not this worker's run
+        }
     }
 
     /** Runs a task this thread has claimed. @return whether the run failed */

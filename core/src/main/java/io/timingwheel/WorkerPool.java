@@ -607,11 +607,13 @@ final class WorkerPool extends Dispatcher {
         try {
             absorbArrivals();
             boolean advancingRunsHere = advancing != null && roster.hasThread(advancing);
+            // The due tasks before the runs: a hand's task is claimed after its worker is marked active (Worker)
+            boolean duePending = due.hasPending();
             WorkerRoster.Counts counts = roster.counts();
             boolean othersIdle = counts.active() == (advancingRunsHere ? 1 : 0) && !arrivals.hasAny();
             // Due tasks wait only because no one else can take them when every worker (alive or being started) is
             // running a task, the advancing one among them; a worker that is waiting, starting or between runs will.
-            boolean nothingWaits = !due.hasPending()
+            boolean nothingWaits = !duePending
                     || advancingRunsHere && roster.workerCount() <= counts.active();
             return othersIdle && nothingWaits ? counts.completed() : -1;
         } finally {
@@ -637,7 +639,8 @@ final class WorkerPool extends Dispatcher {
             if (closed) {
                 return Closing.ALREADY_CLOSED;
             }
-            if (roster.counts().active() != 0 || due.hasPending()
+            // The due tasks before the runs: a hand's task is claimed after its worker is marked active (Worker)
+            if (due.hasPending() || roster.counts().active() != 0
                     || !masterStillEmpty.getAsBoolean()) {
                 return Closing.BUSY;
             }

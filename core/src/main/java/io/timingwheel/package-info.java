@@ -136,14 +136,25 @@
  * remembered then, for the getters (the executor keeps them; no dispatcher reads them).
  *
  * <h3>The virtual clock</h3>
- * With {@code Builder.clock} the executor's {@code Clock} reads a {@code VirtualClock} that a test moves. Two things
- * change, both set when the core is built: the workers are handed only due tasks (no hand-over ahead, no straight
- * reach), so whatever is not due yet is in the master's wheel; and the master sleeps until woken. The clock's
- * {@code advance} looks at each executor it drives ({@code ExecutorCore.settled}): the dispatcher idle (no run, no
- * due task waiting), then, on the master thread, the same again, the inbox drained into the wheel and nothing there
- * due by now; that look is a command, so it wakes the master, whose turn then hands over what fell due. Settled, the
- * wheel's first deadline bound is the next step; a step to a bound that is not yet a deadline runs nothing, and the
- * next look gives a later bound, up to the deadline itself.
+ * With {@code Builder.clock} the executor's {@code Clock} reads a {@code VirtualClock} that a test moves. Three things
+ * change, all set when the core is built: the workers are handed only due tasks (no hand-over ahead, no straight
+ * reach), so whatever is not due yet is in the master's wheel; the master sleeps until woken; and the master's work
+ * is done under a turn lock ({@code MasterLoop.turnLock}), so that another thread may do it. An {@code advance} of a
+ * clock that drives one executor of its own workers is stepped by the executor's threads
+ * ({@code VirtualClock.advanceStepped}): the advance registers, then takes the first step itself; a step, under the
+ * turn lock, finds the dispatcher idle (no run, no due task waiting), drains the inbox, hands over what is due now,
+ * and, while nothing was handed over, moves time to the wheel's first deadline bound and turns again
+ * ({@code MasterLoop.stepIfIdle}). From then on the worker that ends the last run under way, with nothing left to
+ * take, steps ({@code WorkerPool.stepVirtualTime}) and takes one of the tasks it handed over itself, waking no other
+ * worker for it; the step that finds nothing due by the advance's target wakes the advancing thread, which then wakes
+ * the master, whose turn puts the gate back to sleep. The master thread and the steps take the same lock, so a turn of
+ * the master between a step's look at the dispatcher and its hand-over cannot leave tasks handed over that the step
+ * then misses. Several executors on one clock, an external executor, two advances at once or a run that advances the
+ * clock itself poll instead: {@code advance} looks at each executor ({@code ExecutorCore.settled}), the dispatcher
+ * idle, then, on the master thread, the same again, the inbox drained into the wheel and nothing there due by now;
+ * that look is a command, so it wakes the master, whose turn then hands over what fell due. Settled, the wheel's
+ * first deadline bound is the next step; a step to a bound that is not yet a deadline runs nothing, and the next look
+ * gives a later bound, up to the deadline itself.
  *
  * <h3>Why it is O(1)</h3>
  * The JDK keeps pending tasks in a binary heap under one lock: O(log n) per schedule and per removal, and every

@@ -6,6 +6,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -23,7 +24,10 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * {@code clock.advance(1 ms)} from another (the two meet first: {@link StressMeeting}), which may move time past the
  * deadline the producer computed; then
  * {@code advance(0)}, which waits for what is due now: a task due by the clock's time has run once it returns, and no
- * task ran before its deadline (a run reads its own deadline from the clock).
+ * task ran before its deadline (a run reads its own deadline from the clock). Every other sample has a second, idle
+ * executor on the clock, so that the advances poll the two; alone, the executor's threads step them
+ * ({@code VirtualClock.advanceStepped}, {@code MasterLoop.stepIfIdle}: a step drains the inbox the producer publishes
+ * to, and the advance wakes the master once it is over).
  *
  * <p>Result: (the task ran when {@code advance(0)} returned: 1, or not: 0; its deadline, the clock's time plus the
  * future's {@code getDelay}, is at or before the clock's time: 1, or later: 0; the time the task read: 0 its deadline
@@ -43,9 +47,15 @@ import org.openjdk.jcstress.infra.results.III_Result;
 public class VirtualClockWakeVersusScheduleStress {
     private static final long WAIT_MILLIS = Long.getLong("timingwheel.stress.terminationWaitMillis", 10_000);
 
+    /** Counts the samples made, so that every other one polls. */
+    private static final AtomicInteger SAMPLES = new AtomicInteger();
+
     private final VirtualClock clock = new VirtualClock();
     private final TimingWheelExecutor executor =
             TimingWheelExecutor.builder().clock(clock).workerThreads(1).build();
+    /** Every other sample, a second executor on the clock, idle: the advances then poll instead of being stepped. */
+    private final TimingWheelExecutor idle = (SAMPLES.getAndIncrement() & 1) == 0 ? null
+            : TimingWheelExecutor.builder().clock(clock).workerThreads(1).build();
     /** The clock's time the task read as it ran; -1 until it runs. */
     private volatile long seen = -1;
     private volatile boolean gaveUp;
@@ -89,6 +99,10 @@ public class VirtualClockWakeVersusScheduleStress {
         r.r3 = ranAt < 0 || ranAt == deadline ? 0 : ranAt < deadline ? 1 : 2;
         executor.shutdownNow();
         boolean terminated = StressTermination.awaited(executor, WAIT_MILLIS);
+        if (idle != null) {
+            idle.shutdownNow();
+            terminated &= StressTermination.awaited(idle, WAIT_MILLIS);
+        }
         if (gaveUp || !terminated) {
             r.r1 = r.r2 = r.r3 = 9;
         }
