@@ -22,6 +22,9 @@ import java.util.function.LongPredicate;
  * operations), hands tasks to the {@link Dispatcher} in deadline order as they fall due (or a little ahead, where the
  * dispatcher's workers wait for the deadlines themselves), opens the {@link OrderGate}, decides on termination once
  * shut down, and sleeps until it must hand over again. It reaches the executor only through its {@link MasterHost}.
+ * With a virtual clock, a step of the clock may do a turn's work on another thread ({@link #stepIfIdle}); the master
+ * thread and that thread then hold the {@link #turnLock} for it, and what this class calls "master only" means the
+ * lock's holder.
  *
  * <h2>A turn</h2>
  * It reads the clock, announces how far it will open the gate, marks the inbox and drains what was offered before the

@@ -56,7 +56,7 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Cost.</b> When the clock drives one executor of its own worker threads, the executor's threads step the
  * advance themselves: the worker that ends the last run under way moves time to the next deadline and starts what
- * falls due there, with no other thread woken; a run then costs about a microsecond of real time. With several
+ * falls due there, with no other thread woken; a run then costs a microsecond of real time or less. With several
  * executors on one clock, an executor on an external {@code workerExecutor}, two advances at once, or an advance
  * called from a run, each step is a look at every executor instead, some tens of microseconds.
  *
@@ -98,7 +98,6 @@ public final class VirtualClock {
 
     /** Held for a step: a look at whether the executor is settled, and the move of time that follows it. */
     private final Object stepLock = new Object();
-
 
     /** Creates a clock at time 0. */
     public VirtualClock() {
