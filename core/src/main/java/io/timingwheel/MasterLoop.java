@@ -110,7 +110,10 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /** When the master's last turn began (not put off); its start, before the first. Master only. */
     private long lastTurnAt;
 
-    /** Whether the last {@link #handDue} handed tasks over. Master only. */
+    /**
+     * Whether {@link #handDue} handed tasks over since a step of a virtual clock last cleared it
+     * ({@link #stepIfIdle}): a long drain hands over on its way too. Master only.
+     */
     private boolean handedOver;
 
     /** Whether the master gave way to an overdue leader in this turn ({@link #giveWayToLeader}). Master only. */
@@ -428,6 +431,7 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                     return TimingWheel.NONE;
                 }
                 handOver.callerTakesOne(callerTakesOne);
+                handedOver = false;
                 drainAndHandOver(host.now());
                 if (handedOver) {
                     return VirtualClock.STEP_HANDED_OVER;
@@ -532,7 +536,6 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      * the gate open for it. Nothing is handed over while stopping.
      */
     private void handDue(long through) {
-        handedOver = false;
         if (!host.isStopping()) {
             if (through >= wheel.nextDeadlineBound()) {
                 wheel.advance(through, handOver);

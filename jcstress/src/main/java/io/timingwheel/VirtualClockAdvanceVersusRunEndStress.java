@@ -114,18 +114,7 @@ public class VirtualClockAdvanceVersusRunEndStress {
                     seenByB = clock.nanoTime();
                 }, 1, TimeUnit.MILLISECONDS);
             });
-            boolean interrupted = false;
-            for (;;) {
-                try {
-                    started.await(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterruptibly.await(() -> started.await(WAIT_MILLIS, TimeUnit.MILLISECONDS), () -> { });
         }
 
         void letAGo() {

@@ -86,18 +86,7 @@ public class VirtualClockStepVersusRunEndsStress {
         executor = TimingWheelExecutor.builder().clock(clock).workerThreads(2).build();
         executor.execute(first);
         executor.execute(second); // the first worker holds A1, so a second one starts for A2
-        boolean interrupted = false;
-        for (;;) {
-            try {
-                started.await(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterruptibly.await(() -> started.await(WAIT_MILLIS, TimeUnit.MILLISECONDS), () -> { });
     }
 
     @Actor
