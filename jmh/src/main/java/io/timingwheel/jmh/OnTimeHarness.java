@@ -51,6 +51,8 @@ import java.util.concurrent.locks.LockSupport;
  *       third spins on its own; the time of each call, in a round after a warm-up round on an executor of its own
  *       (the percentiles stand for the calls' times, not for lateness; {@code over50us} counts the calls longer than
  *       50 µs).</li>
+ *   <li>{@code external 1 PER_SECOND KIND}: timers whose tasks sleep on an executor of the user's (one virtual thread
+ *       per task, or a pool of four threads): {@link ExternalTimers}.</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
@@ -97,7 +99,7 @@ public final class OnTimeHarness {
 
     /** The parts, by the name the command line and {@link OnTimeRows} use. */
     static final java.util.List<String> PARTS =
-            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate", "calls");
+            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate", "calls", "external");
 
     static final int STEADY_DEFAULT_PER_MS = 100;
     static final long STEADY_WINDOW_MILLIS = 2_000;
@@ -109,7 +111,7 @@ public final class OnTimeHarness {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
             System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate|calls IMPL"
-                    + " [WORKERS [PER_MS]]");
+                    + " [WORKERS [PER_MS]]; OnTimeHarness external tw|jdk1 1 PER_SECOND vt|pool4");
             System.exit(2);
         }
         String impl = args[1];
@@ -128,6 +130,7 @@ public final class OnTimeHarness {
             case "rate": rate(impl, workers, args.length > 3 ? Integer.parseInt(args[3]) : STEADY_DEFAULT_PER_MS);
                 break;
             case "calls": calls(impl, workers); break;
+            case "external": ExternalTimers.run(impl, Integer.parseInt(args[3]), args[4]); break;
             default: throw new IllegalArgumentException("unknown part " + args[0]);
         }
         System.exit(0); // the schedulers' threads are daemons, but do not wait for anything

@@ -118,7 +118,35 @@ final class OnTimeRows {
                 }
             }
         }
+        if (selected.test("external")) {
+            addExternalRows(table, full ? ExternalTimers.FULL_RATES : ExternalTimers.QUICK_RATES);
+        }
         return this;
+    }
+
+    /**
+     * The rows of timers whose tasks run on an executor of the user's ({@link ExternalTimers}): TW handing its tasks
+     * to it against STPE(1) whose task hands over, at each rate and executor kind, cold and warm.
+     */
+    private void addExternalRows(Table table, List<Integer> rates) {
+        partImpls.put("external", List.of("jdk1", "tw"));
+        for (String kind : ExternalTimers.KINDS) {
+            String on = kind.equals("vt") ? "tasks blocking 5 ms on virtual threads (Java 21+)"
+                    : "tasks blocking 100 µs on a pool of 4 threads";
+            for (int perSecond : rates) {
+                for (String when : List.of("cold", "warm")) {
+                    String band = when + "-" + kind + "-" + perSecond;
+                    String label = String.format(Locale.ROOT, "%,d timers over 1 s, %s, %s: ",
+                            perSecond, on, when.equals("cold") ? "a fresh JVM's first second" : "warm");
+                    for (String[] metric : new String[][] {{"p50us", "p50"}, {"p99us", "p99"}, {"maxUs", "max"}}) {
+                        specs.add(new Spec("external", band, 1, metric[0],
+                                table.add("external", label + metric[1], "µs")));
+                    }
+                }
+                jobs.putIfAbsent("external/" + kind + "/" + perSecond,
+                        List.of("1", Integer.toString(perSecond), kind));
+            }
+        }
     }
 
     private void addRate(Table table, String band, int workers, int perMs, String metric, String label, String unit) {
@@ -187,9 +215,11 @@ final class OnTimeRows {
                             || (part.equals("firing") && impl.startsWith("netty"))) {
                         continue; // Netty has no fixed rate, and a due task waits for its next tick
                     }
+                    if (part.equals("external") && !ExternalTimers.available(job.getValue().get(2))) {
+                        continue; // virtual threads: Java 21+
+                    }
                     System.out.printf(Locale.ROOT, "on time, round %d of %d: %s, %d worker%s%s, %s%n", round, rounds,
-                            part, workers, workers == 1 ? "" : "s",
-                            job.getValue().size() > 1 ? ", " + job.getValue().get(1) + " per ms" : "", impl);
+                            part, workers, workers == 1 ? "" : "s", describe(part, job.getValue()), impl);
                     List<String> args = new ArrayList<>(List.of(part, impl));
                     args.addAll(job.getValue());
                     for (Map<String, String> r : ChildJvm.run(OnTimeHarness.class, JVM_FLAGS, args)) {
@@ -204,7 +234,8 @@ final class OnTimeRows {
         total(collections, "gcs", results);
         for (Spec spec : specs) {
             for (String impl : impls) {
-                if (!Subject.available(impl)) {
+                if (!Subject.available(impl) || (spec.part.equals("external") && spec.band.contains("-vt-")
+                        && !ExternalTimers.available("vt"))) {
                     spec.row.unavailable.add(impl);
                     continue;
                 }
@@ -215,6 +246,14 @@ final class OnTimeRows {
                 }
             }
         }
+    }
+
+    /** @return what a job's arguments after the worker count say, for the progress line */
+    private static String describe(String part, List<String> args) {
+        if (part.equals("external")) {
+            return ", " + args.get(1) + " per s on " + args.get(2);
+        }
+        return args.size() > 1 ? ", " + args.get(1) + " per ms" : "";
     }
 
     /** Puts into {@code row} the sum of {@code metric} over every part and round, per implementation. */
@@ -229,7 +268,8 @@ final class OnTimeRows {
             }
             double count = 0;
             for (Map.Entry<String, List<Map<String, String>>> e : results.getOrDefault(impl, Map.of()).entrySet()) {
-                if (e.getKey().endsWith("/all")) { // every timer of a part is in its band "all"
+                // every timer of a part is in its band "all"; each band of the external part holds timers of its own
+                if (e.getKey().endsWith("/all") || e.getKey().startsWith("external/")) {
                     for (Map<String, String> r : e.getValue()) {
                         double n = ChildJvm.number(r, metric);
                         count += Double.isNaN(n) ? 0 : n;
