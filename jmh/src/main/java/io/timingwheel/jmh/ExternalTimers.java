@@ -26,8 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * The executor ({@code KIND}): {@code vt}, one virtual thread per task ({@code Executors.newVirtualThreadPerTaskExecutor()},
  * Java 21+), or {@code pool4}, {@code Executors.newFixedThreadPool(4)}. The first round is the first thing the JVM
  * does (band {@code cold}: as a service's first second after its start, the JIT compiling beside it); then
- * {@value #WARM_UP_ROUNDS} rounds warm the code up, each on a scheduler of its own, and a last one is measured (band
- * {@code warm}). The executor is shared by the rounds, as a service's would be.
+ * {@value #WARM_UP_ROUNDS} rounds of at least {@value #WARM_UP_TIMERS} timers warm the code up, each on a scheduler
+ * of its own, and a last one at the rate is measured (band {@code warm}). With warm-ups at the rate itself, 2 000
+ * timers a round left TW still compiling in the measured round (216-306 ms of JIT in it against STPE's 12-18). The executor is shared by the rounds, as a service's would be.
  *
  * <p>Run: {@code java -Xms3g -Xmx3g -Xmn2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness external tw 1
  * 20000 vt}
@@ -38,6 +39,7 @@ final class ExternalTimers {
     static final long POOL_BLOCK_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
     static final long WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final int WARM_UP_ROUNDS = 2;
+    static final int WARM_UP_TIMERS = 20_000;
 
     /** The rates of the rows, timers per second: the quick comparison's, and the full one's. */
     static final java.util.List<Integer> QUICK_RATES = java.util.List.of(2_000, 20_000);
@@ -64,7 +66,8 @@ final class ExternalTimers {
                 }
                 WindowCounters before = measured ? WindowCounters.read() : null;
                 long block = kind.equals("vt") ? VIRTUAL_THREAD_BLOCK_NANOS : POOL_BLOCK_NANOS;
-                long[] lateness = round(impl, perSecond, executor, block, 42 + round);
+                int count = measured ? perSecond : Math.max(perSecond, WARM_UP_TIMERS);
+                long[] lateness = round(impl, count, executor, block, 42 + round);
                 if (measured) {
                     OnTimeHarness.report("external", impl, (round == 0 ? "cold" : "warm") + "-" + kind + "-"
                             + perSecond, 1, lateness, WindowCounters.read().since(before));
