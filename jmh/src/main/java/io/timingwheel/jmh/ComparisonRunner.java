@@ -38,7 +38,7 @@ import java.util.Map;
  *       threads;</li>
  *   <li>{@code --only KEY[,KEY...]}: only those rows (keys: schedule, schedule2, cancel, cancel2, pending10k,
  *       pending1m, pending10k2, pending1m2, firing, periodic, lateness, memory, idle, burst, cold, duenow, heartbeat,
- *       curve; with {@code --scale}: schedule, pending);</li>
+ *       steady, rate, external, curve; with {@code --scale}: schedule, pending);</li>
  *   <li>{@code --out FILE}: where the Markdown table goes as well (default
  *       {@code jmh/target/comparison-<mode>.md}, {@code docs/scaling.md} for {@code --scale}, or the current directory
  *       outside the repository root); {@code --chart FILE}: where the chart goes (its CSV beside it).</li>
