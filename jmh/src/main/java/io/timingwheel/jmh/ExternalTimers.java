@@ -9,7 +9,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@code external} part of {@link OnTimeHarness}: timers whose tasks run on an executor of the user's, the way a
@@ -23,12 +22,13 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code jdk1}: {@code new ScheduledThreadPoolExecutor(1)} whose task is {@code executor.execute(task)}, the
  *       simplest thing a user would write instead.</li>
  * </ul>
- * The executor ({@code KIND}): {@code vt}, one virtual thread per task ({@code Executors.newVirtualThreadPerTaskExecutor()},
- * Java 21+), or {@code pool4}, {@code Executors.newFixedThreadPool(4)}. The first round is the first thing the JVM
- * does (band {@code cold}: as a service's first second after its start, the JIT compiling beside it); then
- * {@value #WARM_UP_ROUNDS} rounds of at least {@value #WARM_UP_TIMERS} timers warm the code up, each on a scheduler
- * of its own, and a last one at the rate is measured (band {@code warm}). With warm-ups at the rate itself, 2 000
- * timers a round left TW still compiling in the measured round (216-306 ms of JIT in it against STPE's 12-18). The executor is shared by the rounds, as a service's would be.
+ * The executor ({@code KIND}): {@code vt}, one virtual thread per task
+ * ({@code Executors.newVirtualThreadPerTaskExecutor()}, Java 21+), or {@code pool4},
+ * {@code Executors.newFixedThreadPool(4)}; the rounds share it, as a service's would. The first round is the first
+ * thing the JVM does (band {@code cold}: as a service's first second after its start, the JIT compiling beside it);
+ * then {@value #WARM_UP_ROUNDS} rounds of at least {@value #WARM_UP_TIMERS} timers warm the code up, each on a
+ * scheduler of its own, and a last one at the rate is measured (band {@code warm}). With warm-ups at the rate itself,
+ * 2 000 timers a round left TW still compiling in the measured round (216-306 ms of JIT in it against STPE's 12-18).
  *
  * <p>Run: {@code java -Xms3g -Xmx3g -Xmn2g -cp jmh/target/benchmarks.jar io.timingwheel.jmh.OnTimeHarness external tw 1
  * 20000 vt}
@@ -58,6 +58,7 @@ final class ExternalTimers {
 
     static void run(String impl, int perSecond, String kind) throws Exception {
         ExecutorService executor = executor(kind);
+        long block = kind.equals("vt") ? VIRTUAL_THREAD_BLOCK_NANOS : POOL_BLOCK_NANOS;
         try {
             for (int round = 0; round < WARM_UP_ROUNDS + 2; round++) {
                 boolean measured = round == 0 || round == WARM_UP_ROUNDS + 1;
@@ -65,7 +66,6 @@ final class ExternalTimers {
                     OnTimeHarness.settleHeap();
                 }
                 WindowCounters before = measured ? WindowCounters.read() : null;
-                long block = kind.equals("vt") ? VIRTUAL_THREAD_BLOCK_NANOS : POOL_BLOCK_NANOS;
                 int count = measured ? perSecond : Math.max(perSecond, WARM_UP_TIMERS);
                 long[] lateness = round(impl, count, executor, block, 42 + round);
                 if (measured) {
@@ -146,10 +146,7 @@ final class ExternalTimers {
 
         @Override
         public void run() {
-            long end = System.nanoTime() + block; // Thread.sleep(Duration) is Java 19+; a park is what it does
-            for (long left = block; left > 0; left = end - System.nanoTime()) {
-                LockSupport.parkNanos(left);
-            }
+            OnTimeHarness.sleepUntil(System.nanoTime() + block);
             lateness[index] = System.nanoTime() - deadline - block;
             done.countDown();
         }

@@ -51,7 +51,7 @@ import java.util.concurrent.locks.LockSupport;
  *       third spins on its own; the time of each call, in a round after a warm-up round on an executor of its own
  *       (the percentiles stand for the calls' times, not for lateness; {@code over50us} counts the calls longer than
  *       50 µs).</li>
- *   <li>{@code external 1 PER_SECOND KIND}: timers whose tasks sleep on an executor of the user's (one virtual thread
+ *   <li>{@code external 1 PER_SECOND KIND}: timers whose tasks block on an executor of the user's (one virtual thread
  *       per task, or a pool of four threads): {@link ExternalTimers}.</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
@@ -535,7 +535,8 @@ public final class OnTimeHarness {
         }
     }
 
-    private static void sleepUntil(long time) {
+    /** Parks until {@code time} ({@code System.nanoTime()}); {@code Thread.sleep(Duration)} is Java 19+. */
+    static void sleepUntil(long time) {
         for (long left = time - System.nanoTime(); left > 0; left = time - System.nanoTime()) {
             LockSupport.parkNanos(left);
         }
