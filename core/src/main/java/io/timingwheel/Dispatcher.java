@@ -135,6 +135,17 @@ abstract sealed class Dispatcher permits WorkerPool, ExternalDispatcher {
      */
     abstract long idleRunsEnded(Thread advancing);
 
+    /**
+     * A virtual clock's step, taken by one of this dispatcher's threads on its way to wait, gives it the one task that
+     * falls due at the step's time, if nothing else waits here ({@link MasterLoop#stepIfIdle}): the step then opens no
+     * gate and queues nothing. Master only (the step holds the master's lock).
+     *
+     * @return whether the stepping thread took it; false if it is not one of this dispatcher's threads
+     */
+    boolean giveToStepper(ScheduledTask<?> task) {
+        return false;
+    }
+
     /** Copies the tasks running now into {@code sink} (for the message of a virtual clock that gives up). */
     abstract void copyRunningTo(List<ScheduledTask<?>> sink);
 

@@ -43,6 +43,22 @@ interface DispatcherHost {
     default void stepVirtualTime() {
     }
 
+    /**
+     * The same, called with the pool's lock held: taken only if the locks the step takes before that one are free.
+     * @return false if they were not (the caller lets go of its lock and calls {@link #stepVirtualTime})
+     */
+    default boolean tryStepVirtualTime() {
+        return false;
+    }
+
+    /**
+     * A worker finds a due task held at the gate while the workers step a virtual clock: the master's full turn, at
+     * the clock's time, on the calling thread (see {@link MasterLoop#turnForVirtualTime}). Called without the pool's
+     * lock.
+     */
+    default void turnForVirtualTime() {
+    }
+
     /** @return whether the master's wheel holds tasks: a hint, for the last worker deciding whether to retire */
     boolean timersPending();
 

@@ -97,15 +97,38 @@ final class DueTasks {
             return null;
         }
         queue.poll();
-        worker.userTask = runner.userTask(task);
-        worker.direct = runner.runsDirectly(task, worker.userTask);
-        worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
-        worker.beginRun(); // as the JDK's worker counts a task it took, claimed or not: its hooks run for it
-
+        claimFor(worker, task, mayRun);
         if (worker.direct && !task.isPeriodic()) {
             fillHand(worker, open);
         }
         return task;
+    }
+
+    /**
+     * Takes a task that falls due now for the worker that steps a virtual clock, as {@link #takeFromQueue} would take
+     * it once queued: only if nothing waits here, so that it would be the queue's first task. The lock is held.
+     *
+     * @return whether the worker took it; if not (something waits here, the task is no longer pending, or
+     *     shutdownNow's drain must find it), the caller hands it over as any other
+     */
+    boolean takeForStepper(Worker worker, ScheduledTask<?> task) {
+        if (workLeft() || !task.isPending()) {
+            return false;
+        }
+        boolean mayRun = host.mayRun(task);
+        if (!mayRun && host.isStopping()) {
+            return false; // as in takeFromQueue: it waits for shutdownNow's drain
+        }
+        claimFor(worker, task, mayRun);
+        return true;
+    }
+
+    /** Gives {@code task}, taken from here, to {@code worker}: claimed, if it may run, and counted active. */
+    private void claimFor(Worker worker, ScheduledTask<?> task, boolean mayRun) {
+        worker.userTask = runner.userTask(task);
+        worker.direct = runner.runsDirectly(task, worker.userTask);
+        worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);
+        worker.beginRun(); // as the JDK's worker counts a task it took, claimed or not: its hooks run for it
     }
 
     /**

@@ -262,7 +262,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
      * the runs ended, a master still not started holds nothing.
      */
     @Override
-    public long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo) {
+    public long stepIfIdle(boolean callerTakesOne, boolean mayWait, LongPredicate moveTimeTo) {
         if (!lifecycle.masterStarted()) {
             if (dispatcher.idleRunsEnded(null) < 0) {
                 return VirtualClock.STEP_NOT_IDLE;
@@ -271,7 +271,14 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
                 return TimingWheel.NONE;
             }
         }
-        return master.stepIfIdle(callerTakesOne, moveTimeTo);
+        return master.stepIfIdle(callerTakesOne, mayWait, moveTimeTo);
+    }
+
+    @Override
+    public void turnForVirtualTime() {
+        if (lifecycle.masterStarted()) {
+            master.turnForVirtualTime();
+        }
     }
 
     @Override
@@ -422,6 +429,16 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     @Override
     public void stepVirtualTime() {
         virtualClock.stepFromWorker(this);
+    }
+
+    @Override
+    public boolean virtualStepsUnderWay() {
+        return stepsVirtualTime();
+    }
+
+    @Override
+    public boolean tryStepVirtualTime() {
+        return virtualClock.tryStepFromWorker(this);
     }
 
     @Override

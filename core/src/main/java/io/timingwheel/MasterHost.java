@@ -48,4 +48,12 @@ interface MasterHost {
 
     /** Tries again to start a worker for the tasks that wait (the master retries while the pool is starved). */
     void retryWorkerStart();
+
+    /**
+     * @return whether the executor's workers step an advance of its virtual clock now: their steps do the master's
+     *     work, and the clock wakes the master once the advance is over (false in real time)
+     */
+    default boolean virtualStepsUnderWay() {
+        return false;
+    }
 }

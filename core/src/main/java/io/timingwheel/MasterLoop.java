@@ -412,14 +412,20 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
      *
      * @param callerTakesOne whether the caller is a worker that takes a task it hands over itself: one worker fewer
      *     is woken for them
+     * @param mayWait whether the caller may wait for the master's lock (false: a worker that holds its pool's lock)
      * @param moveTimeTo moves the clock's time to the deadline it is given and returns true, or returns false if
      *     that deadline is beyond the advance
      * @return {@link VirtualClock#STEP_NOT_IDLE} if the dispatcher is not idle; {@link VirtualClock#STEP_HANDED_OVER}
-     *     if tasks due were handed over; otherwise the first deadline bound the wheel holds, which
+     *     if tasks due were handed over; {@link VirtualClock#STEP_WOULD_WAIT} if the caller may not wait and the lock
+     *     was held; otherwise the first deadline bound the wheel holds, which
      *     {@code moveTimeTo} refused ({@link TimingWheel#NONE} if none, or if the executor stops)
      */
-    long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo) {
-        turnLock.lock();
+    long stepIfIdle(boolean callerTakesOne, boolean mayWait, LongPredicate moveTimeTo) {
+        if (mayWait) {
+            turnLock.lock();
+        } else if (!turnLock.tryLock()) {
+            return VirtualClock.STEP_WOULD_WAIT; // the master thread turns: the caller steps the waiting way
+        }
         try {
             // Under the lock: a turn of the master thread between this look and the hand-over below could hand over
             // what falls due now, and leave this step finding nothing due, while the tasks it handed over wait to run.
@@ -432,7 +438,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                 }
                 handOver.callerTakesOne(callerTakesOne);
                 handedOver = false;
-                drainAndHandOver(host.now());
+                if (!callerTakesOne || !stepTurn(host.now())) {
+                    drainAndHandOver(host.now());
+                }
                 if (handedOver) {
                     return VirtualClock.STEP_HANDED_OVER;
                 }
@@ -447,6 +455,50 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             }
         } finally {
             handOver.callerTakesOne(false);
+            turnLock.unlock();
+        }
+    }
+
+    /**
+     * A step's turn for a worker that steps ({@link #stepIfIdle}), where it is cheapest: the whole inbox drained into
+     * the wheel, and the one task due now, if one alone is, given to the worker ({@link Dispatcher#giveToStepper}),
+     * with no announcement and no opening of the gate: nothing waits in the dispatcher, and time moves only in a step,
+     * so no task can be handed over ahead of it. What the gate keeps in order is only what the dispatcher queues; its
+     * full turn ({@link #drainAndHandOver}) comes when it does: when none or several are due, the task is refused,
+     * and at the next look of the master, which a worker blocked at the gate makes at once
+     * ({@link #turnForVirtualTime}). Master only.
+     *
+     * @return whether the turn was done here: a task was given, or none is due; false if the full turn must be done
+     */
+    private boolean stepTurn(long now) {
+        gate.keepAwake(); // as a full turn's announcement does: the runs' re-arms must not wake the master thread
+        drainInbox();
+        if (host.isStopping() || now < wheel.nextDeadlineBound()) {
+            holdsTimers = wheel.size() > 0;
+            return !host.isStopping();
+        }
+        wheel.advance(now, handOver);
+        int due = handOver.size(); // a cancelled task is left out
+        if (due == 1 && dispatcher.giveToStepper(handOver.task(0))) {
+            handOver.clear();
+            handedOver = true;
+        }
+        holdsTimers = wheel.size() > 0;
+        return due == 0 || handedOver; // else the full turn hands over what the wheel gave up, with the rest
+    }
+
+    /**
+     * The master's turn at the clock's time, on a worker of the own pool that found a due task held at the gate while
+     * its workers step a virtual clock ({@link #stepTurn} opened none): the turn drains, hands over and opens the gate
+     * as the master thread's own turn would, under the same lock; it moves no time. Any thread.
+     */
+    void turnForVirtualTime() {
+        turnLock.lock();
+        try {
+            if (!exited) {
+                drainAndHandOver(host.now());
+            }
+        } finally {
             turnLock.unlock();
         }
     }
@@ -576,6 +628,13 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
             until = Math.min(until, now + WORKER_RETRY_NANOS);
         }
         if (commandsPosted) {
+            return;
+        }
+        if (sleepsUntilWoken && host.virtualStepsUnderWay()) {
+            // The workers' steps do the master's work, and their turns keep the gate awake: a sleep of the gate's
+            // protocol now would have the next run's re-arm wake the master, for a turn beside them, under the lock
+            // they step under, once per run. A command wakes it (ask), and the advance as it ends.
+            parkLettingTurnsGo(0);
             return;
         }
         if (!inbox.isEmpty()) {

@@ -223,6 +223,24 @@ final class OrderGate {
     // -- the master -------------------------------------------------------------------------------------------------
 
     /**
+     * Marks the master awake without waking it, if the state says it sleeps: what is published from now on wakes
+     * nobody. For a virtual clock's step done on another thread while the master thread sleeps on (see
+     * {@link MasterLoop#stepIfIdle}); the clock wakes the master once the advance is over. Master only (the step holds
+     * the master's lock).
+     */
+    void keepAwake() {
+        for (;;) {
+            Horizon h = state;
+            if (!h.asleep && !h.deep) {
+                return;
+            }
+            if (STATE.compareAndSet(this, h, h.awake())) {
+                return;
+            }
+        }
+    }
+
+    /**
      * Announces {@code time}: from now on, a task published due before it lowers the floor. Master only, before it
      * marks its inbox. @return the state, whose {@code lowerings} the master keeps for {@link #open}
      */

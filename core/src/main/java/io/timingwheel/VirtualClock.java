@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
@@ -97,7 +98,7 @@ public final class VirtualClock {
     }
 
     /** Held for a step: a look at whether the executor is settled, and the move of time that follows it. */
-    private final Object stepLock = new Object();
+    private final ReentrantLock stepLock = new ReentrantLock();
 
     /** Creates a clock at time 0. */
     public VirtualClock() {
@@ -222,10 +223,12 @@ public final class VirtualClock {
          * again.
          *
          * @param callerTakesOne whether the caller is a worker of the executor, which takes a task it hands over
-         * @return {@link #STEP_NOT_IDLE}, {@link #STEP_HANDED_OVER}, or, settled, the first deadline it holds, as
-         *     {@link Settled#firstDeadline}, that {@code moveTimeTo} refused
+         * @param mayWait whether the caller may wait for the executor's locks; if not (it holds one that comes after
+         *     them), the step is taken only if they are free
+         * @return {@link #STEP_NOT_IDLE}, {@link #STEP_HANDED_OVER}, {@link #STEP_WOULD_WAIT}, or, settled, the first
+         *     deadline it holds, as {@link Settled#firstDeadline}, that {@code moveTimeTo} refused
          */
-        long stepIfIdle(boolean callerTakesOne, LongPredicate moveTimeTo);
+        long stepIfIdle(boolean callerTakesOne, boolean mayWait, LongPredicate moveTimeTo);
 
         /** The advance its threads stepped is over: its master takes its own work back. */
         void stepsEnded();
@@ -253,6 +256,9 @@ public final class VirtualClock {
 
     /** {@link Driven#stepIfIdle}: tasks due now were handed over. */
     static final long STEP_HANDED_OVER = -2;
+
+    /** {@link Driven#stepIfIdle}: not taken, for one of the executor's locks was held and the caller may not wait. */
+    static final long STEP_WOULD_WAIT = -3;
 
     // -- advancing --------------------------------------------------------------------------------------------------
 
@@ -344,7 +350,7 @@ public final class VirtualClock {
         }
         boolean interrupted = Thread.interrupted(); // else every park below would return at once
         try {
-            if (step(advance, false) == STEP_REACHED) {
+            if (step(advance, false, true) == STEP_REACHED) {
                 return true;
             }
             long limit = realTimeLimitNanos;
@@ -386,13 +392,21 @@ public final class VirtualClock {
     private static final int STEP_BUSY = 1;
     /** {@link #step}: no step taken: the advance is over, or it polls now. */
     private static final int STEP_NONE = 2;
+    /** {@link #step}: no step taken: a lock was held, and the caller may not wait for it. */
+    private static final int STEP_DEFERRED = 3;
 
     /**
      * Steps the advance from the executor's state now: while it is settled, to its first deadline, until tasks are
-     * handed over or nothing is due by the target. @return one of the {@code STEP_} outcomes
+     * handed over or nothing is due by the target; if {@code mayWait} is false, only if no lock it takes is held.
+     * @return one of the {@code STEP_} outcomes
      */
-    private int step(SteppedAdvance advance, boolean byWorker) {
-        synchronized (stepLock) {
+    private int step(SteppedAdvance advance, boolean byWorker, boolean mayWait) {
+        if (mayWait) {
+            stepLock.lock();
+        } else if (!stepLock.tryLock()) {
+            return STEP_DEFERRED;
+        }
+        try {
             if (stepped != advance || advance.reached) {
                 return STEP_NONE;
             }
@@ -401,7 +415,10 @@ public final class VirtualClock {
                 LockSupport.unpark(advance.advancer);
                 return STEP_NONE;
             }
-            long first = advance.executor.stepIfIdle(byWorker, advance);
+            long first = advance.executor.stepIfIdle(byWorker, mayWait, advance);
+            if (first == STEP_WOULD_WAIT) {
+                return STEP_DEFERRED;
+            }
             if (first == STEP_NOT_IDLE || first == STEP_HANDED_OVER) {
                 return STEP_BUSY;
             }
@@ -410,6 +427,8 @@ public final class VirtualClock {
                 LockSupport.unpark(advance.advancer);
             }
             return STEP_REACHED;
+        } finally {
+            stepLock.unlock();
         }
     }
 
@@ -429,8 +448,18 @@ public final class VirtualClock {
     void stepFromWorker(Driven executor) {
         SteppedAdvance advance = stepped;
         if (advance != null && advance.executor == executor) {
-            step(advance, true);
+            step(advance, true, true);
         }
+    }
+
+    /**
+     * The same, from a worker that holds its pool's lock, which comes after the step's locks: the step is taken only
+     * if they are free. @return false if it was not, for a lock was held (the worker then lets go of its own and steps
+     * as {@link #stepFromWorker} does)
+     */
+    boolean tryStepFromWorker(Driven executor) {
+        SteppedAdvance advance = stepped;
+        return advance == null || advance.executor != executor || step(advance, true, false) != STEP_DEFERRED;
     }
 
     /** Moves time forward to {@code to}, unless another advance has moved it further already. */

@@ -44,6 +44,12 @@ final class Worker implements Runnable {
     /** Set once, before the thread starts. */
     Thread thread;
 
+    /**
+     * The task this worker took from a virtual clock's step it took ({@link WorkerPool#giveToStepper}), claimed as one
+     * taken from the queue is; the step's caller clears it. Under the pool's lock.
+     */
+    ScheduledTask<?> takenFromStep;
+
     /** The due tasks this worker took behind the one it runs: see {@link Hand}. */
     final Hand hand = new Hand();
 

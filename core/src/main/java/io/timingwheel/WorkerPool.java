@@ -83,6 +83,9 @@ final class WorkerPool extends Dispatcher {
     /** Set by the termination decision: nothing is taken or started any more, workers leave. Read without the lock. */
     private volatile boolean closed;
 
+    /** The worker that steps a virtual clock now ({@link #stepVirtualTime}), or null. Under the lock. */
+    private Worker steppingWorker;
+
     private final TaskRunner runner;
     private final OrderGate gate;
     private final PoolSettings settings;
@@ -268,6 +271,7 @@ final class WorkerPool extends Dispatcher {
         long retireAt = 0; // when the keep-alive time runs out; 0 until the worker may retire at all
         boolean mayBeLastWork = ranBefore;
         boolean stepTried = false;
+        boolean gateTurnTried = false;
         for (;;) {
             ScheduledTask<?> task = take(worker);
             if (task != null || closed) {
@@ -289,13 +293,21 @@ final class WorkerPool extends Dispatcher {
             }
             if (!stepTried && queue.isEmpty() && host.stepsVirtualTime()) {
                 stepTried = true; // once per call: a worker steps after its run, not again after each wait
-                stepVirtualTime();
+                task = stepVirtualTime(worker);
+                if (task != null) {
+                    return task;
+                }
                 continue; // the lock was let go: look again (at what the step handed over, or a closed pool)
             }
             if (!queue.isEmpty() && !host.isStopping()) {
                 long deadline = queue.peekDeadline();
                 long now = host.now();
                 if (deadline <= now) {
+                    if (!gateTurnTried && host.stepsVirtualTime()) {
+                        gateTurnTried = true; // the gate stands where the last full turn left it: see below
+                        turnForVirtualTime();
+                        continue;
+                    }
                     awaitGate(deadline);
                     continue;
                 }
@@ -339,18 +351,66 @@ final class WorkerPool extends Dispatcher {
 
     /**
      * Steps the virtual clock before the worker waits, if no other worker runs a task (the last one to end steps); the
-     * lock is held, and let go for the step, which takes the master's lock and this one in that order.
+     * lock is held. The step takes the clock's step lock, the master's lock and this one, in that order: so it is
+     * taken here, under this lock, only if the other two are free ({@link DispatcherHost#tryStepVirtualTime}), and
+     * otherwise with this lock let go, waiting for them. A step whose
+     * time has one task due gives it to this worker ({@link #giveToStepper}): so a heartbeat runs, steps and runs again
+     * on one thread, with nothing queued, no gate opened and no other worker woken.
      *
+     * @return the task the step gave this worker, or null
      */
-    private void stepVirtualTime() {
-        if (roster.counts().active() > 0 || host.isStopping()) {
-            return;
+    private ScheduledTask<?> stepVirtualTime(Worker worker) {
+        if (roster.activeCount() > 0 || host.isStopping()) {
+            return null;
         }
+        steppingWorker = worker;
+        try {
+            // Here, under this lock, if the master's and the clock's locks, which come before it, are free; else
+            // without it, waiting for them.
+            if (!host.tryStepVirtualTime()) {
+                lock.unlock();
+                try {
+                    host.stepVirtualTime();
+                } finally {
+                    lock.lock();
+                }
+            }
+        } finally {
+            steppingWorker = null;
+        }
+        ScheduledTask<?> task = worker.takenFromStep;
+        worker.takenFromStep = null;
+        return task;
+    }
+
+    /**
+     * A task due now waits at the gate while the workers step a virtual clock: a step that gave its one due task to the
+     * worker that stepped opened no gate ({@link MasterLoop#stepIfIdle}), so a task that came straight since (a run's
+     * {@code execute}) waits for the master's next full turn, which this worker takes itself, at once, instead of
+     * waiting for the master thread to look. The lock is held, and let go for the turn.
+     */
+    private void turnForVirtualTime() {
         lock.unlock();
         try {
-            host.stepVirtualTime();
+            host.turnForVirtualTime();
         } finally {
             lock.lock();
+        }
+    }
+
+    @Override
+    boolean giveToStepper(ScheduledTask<?> task) {
+        lock.lock();
+        try {
+            Worker stepper = steppingWorker;
+            if (closed || stepper == null || stepper.thread != Thread.currentThread()
+                    || !due.takeForStepper(stepper, task)) {
+                return false;
+            }
+            stepper.takenFromStep = task;
+            return true;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -609,13 +669,13 @@ final class WorkerPool extends Dispatcher {
             boolean advancingRunsHere = advancing != null && roster.hasThread(advancing);
             // The due tasks before the runs: a hand's task is claimed after its worker is marked active (Worker)
             boolean duePending = due.hasPending();
-            WorkerRoster.Counts counts = roster.counts();
-            boolean othersIdle = counts.active() == (advancingRunsHere ? 1 : 0) && !arrivals.hasAny();
+            int active = roster.activeCount(); // under the lock: exact, without the roster's monitor
+            boolean othersIdle = active == (advancingRunsHere ? 1 : 0) && !arrivals.hasAny();
             // Due tasks wait only because no one else can take them when every worker (alive or being started) is
             // running a task, the advancing one among them; a worker that is waiting, starting or between runs will.
             boolean nothingWaits = !duePending
-                    || advancingRunsHere && roster.workerCount() <= counts.active();
-            return othersIdle && nothingWaits ? counts.completed() : -1;
+                    || advancingRunsHere && roster.workerCount() <= active;
+            return othersIdle && nothingWaits ? roster.completedUnderPoolLock() : -1;
         } finally {
             lock.unlock();
         }

@@ -190,6 +190,30 @@ final class WorkerRoster {
         return false;
     }
 
+    /**
+     * @return how many workers are in a run now, read without the monitor, one flag per worker: exact under the pool's
+     *     lock, a hint otherwise
+     */
+    int activeCount() {
+        int active = 0;
+        for (Worker w : workers) {
+            active += w.isActive() ? 1 : 0;
+        }
+        return active;
+    }
+
+    /**
+     * @return the runs completed, those of the workers that left included, read without the monitor; the pool's lock
+     *     is held, under which workers leave (one that is enlisted meanwhile has completed none)
+     */
+    long completedUnderPoolLock() {
+        long completed = retiredCompleted;
+        for (Worker w : workers) {
+            completed += w.completedRuns();
+        }
+        return completed;
+    }
+
     /** @return the counts, read together */
     synchronized Counts counts() {
         int active = 0;

@@ -145,8 +145,11 @@
  * turn lock, finds the dispatcher idle (no run, no due task waiting), drains the inbox, hands over what is due now,
  * and, while nothing was handed over, moves time to the wheel's first deadline bound and turns again
  * ({@code MasterLoop.stepIfIdle}). From then on the worker that ends the last run under way, with nothing left to
- * take, steps ({@code WorkerPool.stepVirtualTime}) and takes one of the tasks it handed over itself, waking no other
- * worker for it; the step that finds nothing due by the advance's target wakes the advancing thread, which then wakes
+ * take, steps ({@code WorkerPool.stepVirtualTime}, under the pool's lock, the step's locks taken only if free) and
+ * takes one of the tasks it handed over itself, waking no other worker for it; when one task alone is due, the step
+ * gives it to that worker with no announcement, no gate opened and nothing queued ({@code MasterLoop.stepTurn},
+ * {@code WorkerPool.giveToStepper}), and a worker that meets a task at the gate since takes the master's full turn
+ * itself ({@code WorkerPool.turnForVirtualTime}); the master thread parks meanwhile until woken; the step that finds nothing due by the advance's target wakes the advancing thread, which then wakes
  * the master, whose turn puts the gate back to sleep. The master thread and the steps take the same lock, so a turn of
  * the master between a step's look at the dispatcher and its hand-over cannot leave tasks handed over that the step
  * then misses. Several executors on one clock, an external executor, two advances at once or a run that advances the
