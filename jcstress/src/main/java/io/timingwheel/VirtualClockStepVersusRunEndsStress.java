@@ -3,10 +3,6 @@ package io.timingwheel;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
@@ -28,7 +24,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * takes makes the advance give up after the real-time limit. (Two actors, not one per A: jcstress runs no test with
  * more actors than the machine has CPUs.)
  *
- * <p>Result, read right after the advance returned: (B1 ran and read 1 ms: 1, ran and read another time: 2, did not
+ * <p>The scenario is {@link StressHeldRuns}'s. Result, read right after the advance returned: (B1 ran and read 1 ms: 1, ran and read another time: 2, did not
  * run: 0; the same for B2; the advance returned: 1, gave up: 8). 9, 9, 9 if the executor did not start both As, or did
  * not terminate after {@code shutdownNow()}, in 10 s, or in the milliseconds of the system property
  * {@code timingwheel.stress.terminationWaitMillis}, which bounds every wait of a sample (the clock's real-time limit
@@ -42,81 +38,20 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @Outcome(expect = FORBIDDEN, desc = "a B had not run when the advance returned, or read another time than 1 ms")
 @State
 public class VirtualClockStepVersusRunEndsStress {
-    private static final long WAIT_MILLIS = Long.getLong("timingwheel.stress.terminationWaitMillis", 10_000);
-    private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
-
-    private final VirtualClock clock = new VirtualClock();
-    private final TimingWheelExecutor executor;
-    private final CountDownLatch started = new CountDownLatch(2);
-    private final StressMeeting meeting = new StressMeeting();
-    private final Held first = new Held();
-    private final Held second = new Held();
-
-    /** One A: started, parked until let go (shutdownNow's interrupt must not free it), and what its B read. */
-    private final class Held implements Runnable {
-        volatile boolean holding = true;
-        volatile Thread runner;
-        volatile long seenByB = -1;
-
-        @Override
-        public void run() {
-            runner = Thread.currentThread();
-            started.countDown();
-            while (holding) {
-                LockSupport.park(this);
-            }
-            executor.schedule(() -> {
-                seenByB = clock.nanoTime();
-            }, 1, TimeUnit.MILLISECONDS);
-        }
-
-        void release() {
-            holding = false;
-            LockSupport.unpark(runner);
-        }
-
-        int outcome() {
-            long seen = seenByB;
-            return seen < 0 ? 0 : seen == ONE_MS ? 1 : 2;
-        }
-    }
-
-    public VirtualClockStepVersusRunEndsStress() {
-        clock.setRealTimeLimit(Duration.ofMillis(WAIT_MILLIS));
-        executor = TimingWheelExecutor.builder().clock(clock).workerThreads(2).build();
-        executor.execute(first);
-        executor.execute(second); // the first worker holds A1, so a second one starts for A2
-        Uninterruptibly.await(() -> started.await(WAIT_MILLIS, TimeUnit.MILLISECONDS), () -> { });
-    }
+    private final StressHeldRuns runs = new StressHeldRuns(1, 1);
 
     @Actor
     public void letBothGo() {
-        meeting.arriveAndWait(TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS));
-        first.release();
-        second.release(); // a moment after: the two runs end on their two workers at about the same time
+        runs.letBothGo();
     }
 
     @Actor
     public void advance(III_Result r) {
-        meeting.arriveAndWait(TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS));
-        try {
-            clock.advance(2, TimeUnit.MILLISECONDS);
-            r.r3 = 1;
-        } catch (IllegalStateException gaveUp) {
-            r.r3 = 8;
-        }
-        r.r1 = first.outcome();
-        r.r2 = second.outcome();
+        runs.advance(2, r);
     }
 
     @Arbiter
     public void arbiter(III_Result r) {
-        first.release();
-        second.release();
-        executor.shutdownNow();
-        boolean terminated = StressTermination.awaited(executor, WAIT_MILLIS);
-        if (started.getCount() > 0 || !terminated) {
-            r.r1 = r.r2 = r.r3 = 9;
-        }
+        runs.arbiter(r);
     }
 }
