@@ -2,7 +2,6 @@ package io.timingwheel;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
@@ -12,10 +11,10 @@ import java.util.function.BooleanSupplier;
  * <p>Its parts, each with one job: the {@link Arrivals} (tasks that come without the pool's lock, straight from their
  * publishers), the {@link DueTasks} (the {@link DueQueue}, in deadline order, and each {@link Worker}'s {@link Hand}:
  * how a worker takes a task, or a batch of due ones), the {@link WorkerWaits} (the waiting discipline: who waits for
- * the first deadline, who is woken and when), the {@link WorkerRoster} (the threads and the JDK's counts) and the
- * {@link CoreSharing} (the looks of publishers and the master at whether a worker needs a core). One lock, this
- * class's, guards the queue, the hands and the waits; a worker takes its next task (or a batch of due ones, into its
- * hand) under one acquisition.
+ * the first deadline, who is woken and when), the {@link WorkerRoster} (the threads and the JDK's counts), the
+ * {@link CoreSharing} (the looks of publishers and the master at whether a worker needs a core) and the
+ * {@link VirtualSteps} (a virtual clock's steps, taken by the workers). One lock, this class's, guards the queue, the
+ * hands and the waits; a worker takes its next task (or a batch of due ones, into its hand) under one acquisition.
  *
  * <p><b>Ahead of time.</b> The master hands over the tasks that fall due within {@link #HAND_OVER_AHEAD_NANOS}, and a
  * task due within {@link #STRAIGHT_REACH_NANOS} comes here straight from its publisher (or from its last run). A
@@ -62,15 +61,9 @@ final class WorkerPool extends Dispatcher {
     /** Tasks of a hand-over queued under one hold of the lock: workers get the lock between chunks. */
     private static final int HAND_OVER_CHUNK = 256;
 
-    /** How long a worker lets go of the lock when an arrival is still being written (see {@link #enterWait}). */
-    private static final long ARRIVAL_GAP_WAIT_NANOS = 50_000;
-
-    /** How many times a worker looks again for an arrival still being written before it lets go of the lock. */
-    private static final int ARRIVAL_GAP_SPINS = 256;
-
     private final ReentrantLock lock = new ReentrantLock();
-    private final Arrivals arrivals = new Arrivals();
     private final WorkerWaits waits = new WorkerWaits(lock);
+    private final Arrivals arrivals;
     private final WorkerRoster roster;
     private final DueTasks due;
 
@@ -80,11 +73,11 @@ final class WorkerPool extends Dispatcher {
     /** The queue of {@link #due}, which hand-overs and arrivals go to. */
     private final DueQueue queue;
 
+    /** The worker side of a virtual clock's stepped advance. */
+    private final VirtualSteps virtualSteps;
+
     /** Set by the termination decision: nothing is taken or started any more, workers leave. Read without the lock. */
     private volatile boolean closed;
-
-    /** The worker that steps a virtual clock now ({@link #stepVirtualTime}), or null. Under the lock. */
-    private Worker steppingWorker;
 
     private final TaskRunner runner;
     private final OrderGate gate;
@@ -99,6 +92,8 @@ final class WorkerPool extends Dispatcher {
         this.due = new DueTasks(host, runner, roster);
         this.queue = due.queue;
         this.coreSharing = new CoreSharing(waits, roster, host);
+        this.arrivals = new Arrivals(lock, queue, waits, host, () -> closed);
+        this.virtualSteps = new VirtualSteps(this, lock, roster, due, host);
     }
 
     /** Has the gate wake the workers that wait for it when the master opens it; once, before the master starts. */
@@ -118,7 +113,8 @@ final class WorkerPool extends Dispatcher {
         if (closed) {
             return false;
         }
-        arrivals.offer(task); // its claim, an atomic add, comes before the reads below: see enterWait and close
+        // its claim, an atomic add, comes before the reads below: see Arrivals.beforeWait and close
+        arrivals.offer(task);
         if (closed) {
             // The pool closed as the task arrived, and close() may not have seen the claim: the task is refused, unless
             // close() saw it, opened the pool again and a worker took it first.
@@ -127,33 +123,13 @@ final class WorkerPool extends Dispatcher {
         if (waits.someoneToWake() && waits.wakesFor(task.deadline, host.now())) {
             lock.lock();
             try {
-                absorbArrivals(); // wakes workers for what it moved in
+                arrivals.moveIn(); // wakes workers for what it moved in
             } finally {
                 lock.unlock();
             }
         }
         prestart();
         return true;
-    }
-
-    /**
-     * Moves what arrived straight into the queue and wakes waiting workers for them; the lock is held. Stops at a slot
-     * still being written (see {@link #enterWait}).
-     *
-     * @return how many tasks it moved
-     */
-    private int absorbArrivals() {
-        if (!arrivals.hasAny()) {
-            return 0;
-        }
-        long now = host.now();
-        if (closed) {
-            return arrivals.cancelAll();
-        }
-        long firstBefore = queue.peekDeadline();
-        Arrivals.Moved moved = arrivals.moveInto(queue, now);
-        waits.wakeFor(moved.dueNow(), queue.peekDeadline() < firstBefore);
-        return moved.count();
     }
 
     /**
@@ -173,7 +149,7 @@ final class WorkerPool extends Dispatcher {
             int to = Math.min(count, from + HAND_OVER_CHUNK);
             lock.lock();
             try {
-                absorbArrivals();
+                arrivals.moveIn();
                 if (closed) {
                     refusedFrom = from;
                     break;
@@ -248,7 +224,7 @@ final class WorkerPool extends Dispatcher {
         }
         long open = gate.opening();
         waits.clearWakeUpPending(); // before the look at the arrivals: see WorkerWaits
-        absorbArrivals();
+        arrivals.moveIn();
         // While stopping, tasks stay queued for shutdownNow to return: one taken now would be neither started nor
         // returned.
         if (host.isStopping()) {
@@ -293,7 +269,7 @@ final class WorkerPool extends Dispatcher {
             }
             if (!stepTried && queue.isEmpty() && host.stepsVirtualTime()) {
                 stepTried = true; // once per call: a worker steps after its run, not again after each wait
-                task = stepVirtualTime(worker);
+                task = virtualSteps.step(worker);
                 if (task != null) {
                     return task;
                 }
@@ -305,14 +281,14 @@ final class WorkerPool extends Dispatcher {
                 if (deadline <= now) {
                     if (!gateTurnTried && host.stepsVirtualTime()) {
                         gateTurnTried = true; // the gate stands where the last full turn left it: see below
-                        turnForVirtualTime();
+                        virtualSteps.turnForGate();
                         continue;
                     }
                     awaitGate(deadline);
                     continue;
                 }
                 if (!waits.hasLeader()) {
-                    if (enterWait()) {
+                    if (arrivals.beforeWait()) {
                         waits.leadUntil(worker, deadline, now, host);
                     }
                     continue;
@@ -322,7 +298,7 @@ final class WorkerPool extends Dispatcher {
             boolean mayRetire = settings.allowCoreThreadTimeOut || roster.workerCount() > settings.corePoolSize;
             if (!mayRetire) {
                 retireAt = 0;
-                if (enterWait()) {
+                if (arrivals.beforeWait()) {
                     waits.awaitSignal(host);
                 }
                 continue;
@@ -332,9 +308,9 @@ final class WorkerPool extends Dispatcher {
                 retireAt = now + Math.max(1, settings.keepAliveNanos);
             } else if (now - retireAt >= 0) {
                 if (roster.workerCount() > 1 || (!host.timersPending() && queue.isEmpty())) {
-                    // Counted as waiting while it leaves (see enterWait): a task that arrived since the look above is
-                    // seen here, or its publisher takes the lock once this worker is gone and starts another.
-                    if (enterWait()) {
+                    // Counted as waiting while it leaves (see Arrivals.beforeWait): a task that arrived since the look
+                    // above is seen here, or its publisher takes the lock once this worker is gone and starts another.
+                    if (arrivals.beforeWait()) {
                         roster.retire(worker);
                         waits.leave();
                         return null;
@@ -343,122 +319,23 @@ final class WorkerPool extends Dispatcher {
                 }
                 retireAt = now + Math.max(1, settings.keepAliveNanos); // the last one stays while timers are pending
             }
-            if (enterWait()) {
+            if (arrivals.beforeWait()) {
                 waits.awaitSignal(host, retireAt - now);
             }
         }
     }
 
-    /**
-     * Steps the virtual clock before the worker waits, if no other worker runs a task (the last one to end steps); the
-     * lock is held. The step takes the clock's step lock, the master's lock and this one, in that order: so it is
-     * taken here, under this lock, only if the other two are free ({@link DispatcherHost#tryStepVirtualTime}), and
-     * otherwise with this lock let go, waiting for them. A step whose
-     * time has one task due gives it to this worker ({@link #giveToStepper}): so a heartbeat runs, steps and runs again
-     * on one thread, with nothing queued, no gate opened and no other worker woken.
-     *
-     * @return the task the step gave this worker, or null
-     */
-    private ScheduledTask<?> stepVirtualTime(Worker worker) {
-        if (roster.activeCount() > 0 || host.isStopping()) {
-            return null;
-        }
-        steppingWorker = worker;
-        try {
-            // Here, under this lock, if the master's and the clock's locks, which come before it, are free; else
-            // without it, waiting for them.
-            if (!host.tryStepVirtualTime()) {
-                lock.unlock();
-                try {
-                    host.stepVirtualTime();
-                } finally {
-                    lock.lock();
-                }
-            }
-        } finally {
-            steppingWorker = null;
-        }
-        ScheduledTask<?> task = worker.takenFromStep;
-        worker.takenFromStep = null;
-        return task;
-    }
-
-    /**
-     * A task due now waits at the gate while the workers step a virtual clock: a step that gave its one due task to the
-     * worker that stepped opened no gate ({@link MasterLoop#stepIfIdle}), so a task that came straight since (a run's
-     * {@code execute}) waits for the master's next full turn, which this worker takes itself, at once, instead of
-     * waiting for the master thread to look. The lock is held, and let go for the turn.
-     */
-    private void turnForVirtualTime() {
-        lock.unlock();
-        try {
-            host.turnForVirtualTime();
-        } finally {
-            lock.lock();
-        }
-    }
-
     @Override
     boolean giveToStepper(ScheduledTask<?> task) {
-        lock.lock();
-        try {
-            Worker stepper = steppingWorker;
-            if (closed || stepper == null || stepper.thread != Thread.currentThread()
-                    || !due.takeForStepper(stepper, task)) {
-                return false;
-            }
-            stepper.takenFromStep = task;
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return virtualSteps.giveToStepper(task);
     }
 
-    /**
-     * Counts the worker as waiting, then looks at the arrivals once more; the lock is held. A publisher claims its
-     * place in the arrivals (an atomic add), then reads the count; the worker raises the count, then reads the claims
-     * (all sequentially consistent): so either the worker sees the claim, or the publisher sees the count and takes
-     * the lock to wake a worker. A claim whose task is still being written cannot be moved in yet: the worker spins a
-     * moment (the publisher is between its claim and its write), and if the publisher was preempted there, lets go of
-     * the lock for {@value #ARRIVAL_GAP_WAIT_NANOS} ns, not counted as waiting, and looks again.
-     *
-     * @return true if the worker may wait: it is counted as waiting, and the wait it enters lowers the count as it
-     *     ends; false if tasks arrived: the worker looks at the queue once more
-     */
-    private boolean enterWait() {
-        if (registerWaiting()) {
-            return true;
-        }
-        int moved = absorbArrivals();
-        for (int spins = ARRIVAL_GAP_SPINS; moved == 0 && spins > 0; spins--) {
-            Thread.onSpinWait(); // the publisher is between its claim and its write, a few instructions
-            moved = absorbArrivals();
-        }
-        if (moved == 0) {
-            waits.pauseUncounted(ARRIVAL_GAP_WAIT_NANOS);
-        }
-        return false;
-    }
-
-    /**
-     * The race step of {@link #enterWait}: raises the count of waiting workers, then reads the arrivals' claims; the
-     * lock is held. @return true if there were none (the worker may wait; the count stays raised), false if there were
-     * (the count is lowered again)
-     */
-    private boolean registerWaiting() {
-        waits.register();
-        if (!arrivals.hasAny()) {
-            return true;
-        }
-        waits.leave();
-        return false;
-    }
 
     /** Waits for the master to open the gate for {@code deadline}; the lock is held. */
     private void awaitGate(long deadline) {
         boolean open = gate.enterWait(deadline);
         try {
-            if (!open && enterWait()) {
+            if (!open && arrivals.beforeWait()) {
                 waits.awaitSignal(host);
             }
         } finally {
@@ -473,7 +350,7 @@ final class WorkerPool extends Dispatcher {
     boolean registerWaitingForStress() {
         lock.lock();
         try {
-            return registerWaiting();
+            return arrivals.registerWaiting();
         } finally {
             lock.unlock();
         }
@@ -486,7 +363,7 @@ final class WorkerPool extends Dispatcher {
     boolean registerLeadingForStress(long deadline) {
         lock.lock();
         try {
-            if (!registerWaiting()) {
+            if (!arrivals.registerWaiting()) {
                 return false;
             }
             waits.lead(new Worker(this, runner, host), deadline);
@@ -589,7 +466,7 @@ final class WorkerPool extends Dispatcher {
         }
         lock.lock();
         try {
-            absorbArrivals();
+            arrivals.moveIn();
             return due.workLeft() && roster.workerCount() == 0 && !closed;
         } finally {
             lock.unlock();
@@ -600,7 +477,7 @@ final class WorkerPool extends Dispatcher {
     void drainUnstartedTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
-            absorbEveryClaim();
+            arrivals.moveInEveryClaim();
             List<ScheduledTask<?>> unstarted = new ArrayList<>();
             due.copyPendingTo(unstarted);
             for (ScheduledTask<?> task : unstarted) {
@@ -614,37 +491,11 @@ final class WorkerPool extends Dispatcher {
         }
     }
 
-    /**
-     * Moves in every task whose publisher has claimed its place in the arrivals, waiting for those still being written;
-     * the lock is held, and let go of while it waits. For shutdownNow's drain: a publisher that claimed its place and
-     * read the executor running before the stop counts its task accepted, and a claim still being written ahead of it
-     * stops {@link #absorbArrivals} there; a drain that looked once left such a task queued behind the gap, neither
-     * returned nor run, and the executor never terminated. It ends: publishers check the run state before they
-     * claim, so once the stop is seen no new claims come, and each claim is written a few instructions after it is
-     * made (later if its publisher was preempted there: the lock is let go of meanwhile).
-     */
-    private void absorbEveryClaim() {
-        absorbArrivals();
-        for (int spins = 0; arrivals.hasAny(); spins++) {
-            if (spins < ARRIVAL_GAP_SPINS) {
-                Thread.onSpinWait(); // the publisher is between its claim and its write
-            } else {
-                lock.unlock();
-                try {
-                    LockSupport.parkNanos(this, ARRIVAL_GAP_WAIT_NANOS); // it was preempted there
-                } finally {
-                    lock.lock();
-                }
-            }
-            absorbArrivals();
-        }
-    }
-
     @Override
     void copyWaitingTo(List<ScheduledTask<?>> sink) {
         lock.lock();
         try {
-            absorbArrivals();
+            arrivals.moveIn();
             due.copyPendingTo(sink);
         } finally {
             lock.unlock();
@@ -665,7 +516,7 @@ final class WorkerPool extends Dispatcher {
     long idleRunsEnded(Thread advancing) {
         lock.lock();
         try {
-            absorbArrivals();
+            arrivals.moveIn();
             boolean advancingRunsHere = advancing != null && roster.hasThread(advancing);
             // The due tasks before the runs: a hand's task is claimed after its worker is marked active (Worker)
             boolean duePending = due.hasPending();
@@ -695,7 +546,7 @@ final class WorkerPool extends Dispatcher {
     Closing close(BooleanSupplier masterStillEmpty) {
         lock.lock();
         try {
-            absorbArrivals();
+            arrivals.moveIn();
             if (closed) {
                 return Closing.ALREADY_CLOSED;
             }

@@ -73,7 +73,7 @@ final class WorkerWaits {
 
     // -- workers and wakers, under the lock -------------------------------------------------------------------------
 
-    /** Counts a worker as waiting; the caller then looks at the arrivals once more (see WorkerPool.enterWait). */
+    /** Counts a worker as waiting; the caller then looks at the arrivals once more (see Arrivals.beforeWait). */
     void register() {
         waiting++;
     }

@@ -82,8 +82,9 @@
  *   <li>A task's state and outcome: shared, changed by CAS (see {@code ScheduledTask}); its waiters wait on a
  *       {@link java.util.concurrent.CompletableFuture} that the ending thread completes.</li>
  *   <li>The workers' queue and hands ({@code DueTasks}), the leader and the waiting workers ({@code WorkerWaits}),
- *       the enlistments and whether the pool is closed: the pool's lock (its holder is also the one consumer of the
- *       arrivals). A run's counts: its worker, which alone writes them ({@code Worker}); the pool's counts are their
+ *       the enlistments, whether the pool is closed and which worker steps a virtual clock ({@code VirtualSteps}):
+ *       the pool's lock (its holder is also the one consumer of the arrivals, and takes them in: {@code Arrivals}).
+ *       A run's counts: its worker, which alone writes them ({@code Worker}); the pool's counts are their
  *       sums ({@code WorkerRoster}), read as the JDK's are.</li>
  *   <li>The order gate and the master's sleep: one immutable state in {@code OrderGate}, replaced by CAS.</li>
  *   <li>The run state (RUNNING, SHUTDOWN, STOP, TIDYING, TERMINATED): one volatile int in {@code Lifecycle}; it only
@@ -145,11 +146,12 @@
  * turn lock, finds the dispatcher idle (no run, no due task waiting), drains the inbox, hands over what is due now,
  * and, while nothing was handed over, moves time to the wheel's first deadline bound and turns again
  * ({@code MasterLoop.stepIfIdle}). From then on the worker that ends the last run under way, with nothing left to
- * take, steps ({@code WorkerPool.stepVirtualTime}, under the pool's lock, the step's locks taken only if free) and
+ * take, steps ({@code VirtualSteps.step}, under the pool's lock, the step's locks taken only if free) and
  * takes one of the tasks it handed over itself, waking no other worker for it; when one task alone is due, the step
  * gives it to that worker with no announcement, no gate opened and nothing queued ({@code MasterLoop.stepTurn},
- * {@code WorkerPool.giveToStepper}), and a worker that meets a task at the gate since takes the master's full turn
- * itself ({@code WorkerPool.turnForVirtualTime}); the master thread parks meanwhile until woken; the step that finds nothing due by the advance's target wakes the advancing thread, which then wakes
+ * {@code VirtualSteps.giveToStepper}), and a worker that meets a task at the gate since takes the master's full turn
+ * itself ({@code VirtualSteps.turnForGate}); the master thread parks meanwhile until woken; the step that finds
+ * nothing due by the advance's target wakes the advancing thread, which then wakes
  * the master, whose turn puts the gate back to sleep. The master thread and the steps take the same lock, so a turn of
  * the master between a step's look at the dispatcher and its hand-over cannot leave tasks handed over that the step
  * then misses. Several executors on one clock, an external executor, two advances at once or a run that advances the

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * terminates. Two publishers write into the workers' arrivals at once, so a drain may find a place claimed and not yet
  * written ahead of a task whose publisher has already counted it accepted; a drain that looked once left that task
  * queued, neither run nor returned, and termination never came (about one round in a thousand on a 2-core machine,
- * before {@code WorkerPool.absorbEveryClaim}). A stress test: each round is one chance for that interleaving.
+ * before {@code Arrivals.moveInEveryClaim}). A stress test: each round is one chance for that interleaving.
  */
 class ShutdownNowDrainTest {
     private static final int ROUNDS = 2_000;

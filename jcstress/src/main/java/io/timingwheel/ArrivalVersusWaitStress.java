@@ -12,7 +12,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Race site: {@code WorkerPool.dispatch} against {@code WorkerPool.enterWait} (the pool's "Arrivals" comment: a
+ * Race site: {@code WorkerPool.dispatch} against {@code Arrivals.beforeWait} (the pool's "Arrivals" comment: a
  * publisher claims its place in the arrivals, then reads the count of waiting workers; a worker raises the count, then
  * reads the claims; so either the worker sees the task, or the publisher takes the lock and wakes a worker). The real
  * {@link WorkerPool} (no thread of it runs): a task due at once is dispatched while a worker that found nothing takes

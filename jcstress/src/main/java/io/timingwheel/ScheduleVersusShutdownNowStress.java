@@ -97,7 +97,7 @@ public class ScheduleVersusShutdownNowStress {
     }
 
     /**
-     * Race site: {@code WorkerPool.absorbEveryClaim}. Two producers publish tasks due at once into the workers'
+     * Race site: {@code Arrivals.moveInEveryClaim}. Two producers publish tasks due at once into the workers'
      * arrivals, the second then calls {@code shutdownNow}: its drain may find the first producer's place claimed and
      * not yet written ahead of the second's task, which its producer counted accepted (it read the executor running
      * before the stop). A drain that looked once stopped at that place and left the second task queued, neither run nor

@@ -21,7 +21,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * the inbox holds all of it"), {@code MasterLoop.settled} (the dispatcher idle, then the inbox drained, then nothing
  * in the wheel due by now) and {@code VirtualClock}'s settle loop (a step to the next deadline only once settled, and a
  * return only once the last step's runs have ended), and the stepped advance ({@code VirtualClock.advanceStepped},
- * {@code WorkerPool.stepVirtualTime}, {@code MasterLoop.stepIfIdle}), against a run's end. A real executor on a fresh
+ * {@code VirtualSteps.step}, {@code MasterLoop.stepIfIdle}), against a run's end. A real executor on a fresh
  * {@link VirtualClock}, whose task A, due at time 0, has started and waits; it is let go (A then schedules task B
  * with a delay of 1 ms, and ends) against {@code clock.advance(2 ms)} (the two actors meet first:
  * {@link StressMeeting}): the advance cannot move time while A runs, so B is due at 1 ms, and once the advance

@@ -13,7 +13,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
  * Race site: the settle signal of a stepped advance ({@code VirtualClock.advanceStepped}: the advance registered
- * before its first step; {@code WorkerPool.stepVirtualTime}: the worker that ends the last run under way, with nothing
+ * before its first step; {@code VirtualSteps.step}: the worker that ends the last run under way, with nothing
  * left to take, steps; {@code MasterLoop.stepIfIdle}: the dispatcher's look under the turn lock; the step that finds
  * nothing due by the target wakes the advance), against two runs that end at once. A real executor with two workers on
  * a fresh {@link VirtualClock}; its tasks A1 and A2, due at time 0, have started and wait, one on each worker. The two
