@@ -68,17 +68,17 @@ final class Arrivals {
             return cancelAll();
         }
         long firstBefore = queue.peekDeadline();
-        Moved moved = moveInto(queue, now);
+        Moved moved = moveInto(now);
         waits.wakeFor(moved.dueNow(), queue.peekDeadline() < firstBefore);
         return moved.count();
     }
 
-    /** Moves everything here into {@code due}, in order; the lock is held. Stops at a claim still being written. */
-    private Moved moveInto(DueQueue due, long now) {
+    /** Moves everything here into the queue, in order; the lock is held. Stops at a claim still being written. */
+    private Moved moveInto(long now) {
         int count = 0;
         int dueNow = 0;
         for (ScheduledTask<?> task; (task = straight.poll()) != null; ) {
-            due.add(task, false);
+            queue.add(task, false);
             count++;
             if (task.deadline <= now) {
                 dueNow++;
