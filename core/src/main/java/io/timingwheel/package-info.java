@@ -100,9 +100,9 @@
  * master has handed over everything due before it (the {@code OrderGate}). Equal deadlines from one thread keep their
  * order across the two routes, since a thread's task for a given time goes straight only once it is that close: the
  * master's come first. With one worker, tasks run in that order; a periodic task's runs take their places by their own
- * deadlines. With several, workers that share a burst of due tasks take it in runs (a hand, or the front half of
- * another's), each in order: a task may start before an earlier one only while that one waits in another worker's
- * run, fewer than a hand's length (32) before it.
+ * deadlines. With several, busy workers that share a burst of due tasks take it in runs (a hand of up to 32, or the
+ * front half of another's), each in order: a task may start before an earlier one only while that one waits in
+ * another worker's run.
  *
  * <h3>Shutdown and termination</h3>
  * {@code shutdown()} moves to SHUTDOWN and applies the two policies at once to every task that has not started,
