@@ -64,12 +64,15 @@ final class Hand {
 
     /** @return the next task to start, or null when the owner has gone through the hand (the owner, no lock) */
     ScheduledTask<?> next() {
-        int slot = Math.max(next, floor);
-        if (slot >= size) {
-            return null;
+        for (int slot = Math.max(next, floor); slot < size; slot++) {
+            ScheduledTask<?> task = tasks[slot];
+            if (task != null) { // a slot another worker took from is empty
+                next = slot + 1;
+                return task;
+            }
         }
-        next = slot + 1;
-        return tasks[slot];
+        next = size;
+        return null;
     }
 
     /** @return whether the owner has a task left to reach (the owner, or under the lock) */
@@ -107,18 +110,20 @@ final class Hand {
             return false;
         }
         int split = from + Math.min(most, Math.max(1, (size - from) / 2));
-        floor = split;
         for (int i = from; i < split; i++) {
-            if (tasks[i].isPending()) {
-                taker.add(tasks[i]);
+            ScheduledTask<?> task = tasks[i];
+            tasks[i] = null; // here no more: the readers under the lock find it in the taker's hand
+            if (task != null && task.isPending()) {
+                taker.add(task);
             }
         }
+        floor = split;
         return taker.isFilled();
     }
 
     /**
      * Empties the hand once the owner has gone through it (the owner, under the lock), handing every task still
-     * pending in its part to {@code leftOver}: one the owner left when the executor began to stop, for the queue,
+     * pending here to {@code leftOver}: one the owner left when the executor began to stop, for the queue,
      * where shutdownNow's drain finds it if it has not found it here already.
      */
     void empty(Consumer<ScheduledTask<?>> leftOver) {
@@ -133,26 +138,28 @@ final class Hand {
     }
 
     /**
-     * @return the first task of the owner's part that is still pending, or null (under the lock); what is no longer
-     *     pending is skipped
+     * @return the first task here that is still pending, or null (under the lock); what is no longer pending is
+     *     skipped
      */
     ScheduledTask<?> firstPending() {
-        for (pendingFrom = Math.max(pendingFrom, floor); pendingFrom < size; pendingFrom++) {
-            if (tasks[pendingFrom].isPending()) {
-                return tasks[pendingFrom];
+        for (; pendingFrom < size; pendingFrom++) {
+            ScheduledTask<?> task = tasks[pendingFrom];
+            if (task != null && task.isPending()) {
+                return task;
             }
         }
         return null;
     }
 
     /**
-     * Passes every task still pending in the owner's part (the front another worker took is in that worker's hand) to
-     * {@code action}, in order (under the lock).
+     * Passes every task still pending here to {@code action}, in order (under the lock): those of the front another
+     * worker took are in that worker's hand; one the owner has reached and not yet claimed is here still.
      */
     void forEachPending(Consumer<ScheduledTask<?>> action) {
-        for (int i = Math.max(pendingFrom, floor); i < size; i++) {
-            if (tasks[i].isPending()) {
-                action.accept(tasks[i]);
+        for (int i = pendingFrom; i < size; i++) {
+            ScheduledTask<?> task = tasks[i];
+            if (task != null && task.isPending()) {
+                action.accept(task);
             }
         }
     }
