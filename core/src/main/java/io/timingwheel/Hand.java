@@ -38,13 +38,6 @@ final class Hand {
      */
     private int next;
 
-    /**
-     * Where the owner's part begins: 0 once filled, raised by another worker that takes the front (under the lock).
-     * The owner reads it without the lock: one that read it just before it was raised may start a task of the front
-     * too, and the claim decides.
-     */
-    private volatile int floor;
-
     /** Where readers under the lock look from: no task before it is pending any more. Under the pool's lock. */
     private int pendingFrom;
 
@@ -64,9 +57,11 @@ final class Hand {
 
     /** @return the next task to start, or null when the owner has gone through the hand (the owner, no lock) */
     ScheduledTask<?> next() {
-        for (int slot = Math.max(next, floor); slot < size; slot++) {
+        for (int slot = next; slot < size; slot++) {
+            // A slot another worker took the task of is empty; an owner that read it just before it was emptied may
+            // start that task too, and the claim decides.
             ScheduledTask<?> task = tasks[slot];
-            if (task != null) { // a slot another worker took from is empty
+            if (task != null) {
                 next = slot + 1;
                 return task;
             }
@@ -77,7 +72,7 @@ final class Hand {
 
     /** @return whether the owner has a task left to reach (the owner, or under the lock) */
     boolean hasMore() {
-        return Math.max(next, floor) < size;
+        return next < size;
     }
 
     /** The owner starts nothing more from it: the executor stops, and shutdownNow's drain returns the rest. */
@@ -105,7 +100,10 @@ final class Hand {
     }
 
     private boolean giveFront(Hand taker, int most) {
-        int from = Math.max(next, floor);
+        int from = next;
+        while (from < size && tasks[from] == null) {
+            from++; // taken by another worker before
+        }
         if (from >= size) {
             return false;
         }
@@ -117,7 +115,6 @@ final class Hand {
                 taker.add(task);
             }
         }
-        floor = split;
         return taker.isFilled();
     }
 
@@ -133,7 +130,6 @@ final class Hand {
         }
         size = 0;
         next = 0;
-        floor = 0;
         pendingFrom = 0;
     }
 

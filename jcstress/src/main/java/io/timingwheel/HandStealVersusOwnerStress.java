@@ -20,7 +20,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * takes from a hand before it takes from the queue: it moves the front half of what the owner has not reached into its
  * own hand"). The real {@link WorkerPool} with two workers whose threads never start: each worker's loop runs on an
  * actor. Four tasks due at once wait in the pool; the worker that takes first takes the first and the three behind it
- * into its hand and starts them one by one without the lock, reading where its part begins as it goes, while the other
+ * into its hand and starts them one by one without the lock, skipping the slots the other empties, while the other
  * takes the front of what it has not reached under the lock, the task the owner is about to start among it: the claim
  * decides, so each task runs exactly once. Both workers retire once idle (keep-alive 1 ns), so each actor's loop
  * returns.
