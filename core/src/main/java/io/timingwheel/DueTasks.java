@@ -7,10 +7,9 @@ import java.util.List;
  * {@link DueQueue}, in deadline order, and the workers' {@link Hand}s, which hold the due tasks a worker took behind
  * the one it starts. NOT thread safe: the pool's lock guards it.
  *
- * <p>A worker takes from another's hand before it takes from the queue (the front half of what its owner has not
- * reached, see {@link Hand}): a hand's tasks were the queue's first ones when it was filled, so no task waits in a hand
- * behind a long run while a worker is free, and tasks start in deadline order across workers but for the half hand
- * each runs at once. A worker that takes the queue's first task, due, a one-shot task that runs directly, takes
+ * <p>A worker takes from another's hand before it takes from the queue: a hand's tasks were the queue's first ones
+ * when it was filled, so tasks are taken in deadline order across workers, and none waits in a hand behind a long run
+ * while a worker is free. A worker that takes the queue's first task, due, a one-shot task that runs directly, takes
  * the due ones right behind it into its hand under the same hold of the lock: one acquisition for a batch of tasks due
  * at once. With one worker the hand changes no order: its tasks are the queue's first ones, due, and run in that order.
  */
@@ -33,11 +32,10 @@ final class DueTasks {
 
     /**
      * Takes the task due first that the gate lets pass ({@code open}), claimed for the worker's thread, if there is
-     * one: from another worker's hand, else the queue's first if it is due; {@code othersWait}: whether other workers
-     * wait for work (see {@link #takeFromHands}). @return it, or null
+     * one: from another worker's hand, else the queue's first if it is due. @return it, or null
      */
-    ScheduledTask<?> take(Worker worker, long open, boolean othersWait) {
-        ScheduledTask<?> task = filledHands > 0 ? takeFromHands(worker, open, othersWait) : null;
+    ScheduledTask<?> take(Worker worker, long open) {
+        ScheduledTask<?> task = filledHands > 0 ? stealFromHands(worker) : null;
         return task != null ? task : takeFromQueue(worker, open);
     }
 
@@ -46,60 +44,29 @@ final class DueTasks {
         return filledHands > 0 || !queue.isEmpty();
     }
 
-    /**
-     * Takes, for {@code worker}, from another worker's hand what its owner has not reached, into its own hand, and
-     * starts the first of it, claimed. While {@code othersWait}, it takes the first task alone
-     * ({@link Hand#giveFirst}), as the workers that wait take from the queue and the hands one task each: on a machine
-     * with fewer cores than workers, tasks spread over several hands wait for whichever owner lost its core (tasks due
-     * at once with four workers on two cores: p99 twice as high). When no other waits, it takes the front half
-     * ({@link Hand#giveFrontHalf}), then the due tasks that follow from the queue as far as the hand holds, so that
-     * the two hands, of unequal length, do not run out at the same moment and meet at the lock. A task that may not run is
-     * taken unclaimed, as from the queue, and ends as a run that cancels itself; while the executor stops, none is
-     * taken: what is pending in the hands is shutdownNow's.
-     *
-     * @return it, or null
-     */
-    private ScheduledTask<?> takeFromHands(Worker worker, long open, boolean othersWait) {
-        Hand own = worker.hand;
+    /** Claims, for {@code worker}, the first pending task of another worker's hand that may run. @return it, or null */
+    private ScheduledTask<?> stealFromHands(Worker worker) {
         for (Worker holder : roster.snapshot()) {
-            Hand theirs = holder.hand;
-            if (holder == worker || !theirs.isFilled()) {
-                continue;
-            }
-            // While others wait, one task: they take the rest, which a signal brings them to. Else half, so that the
-            // two of them take the lock once per half a hand (measured: docs/benchmarks.md, "More workers fire faster")
-            if (!(othersWait ? theirs.giveFirst(own) : theirs.giveFrontHalf(own))) {
-                continue;
-            }
-            if (othersWait) {
-                filledHands++; // one task: the rest stays for the workers that wait, which a signal brings
-            } else {
-                fillHand(worker, open); // topped up from the queue, whose due tasks come after a hand's
-            }
-            for (ScheduledTask<?> task = own.next(); task != null; task = own.next()) {
-                if (!task.isPending()) {
-                    continue; // claimed by its owner as the front was taken, or cancelled since
+            if (holder != worker && holder.hand.isFilled()) {
+                ScheduledTask<?> task = holder.hand.steal(t -> host.mayRun(t) && claimDirect(worker, t));
+                if (task != null) {
+                    worker.userTask = task;
+                    worker.direct = true;
+                    worker.claimed = true;
+                    return task;
                 }
-                boolean mayRun = host.mayRun(task);
-                if (!mayRun && host.isStopping()) {
-                    own.leaveRest();
-                    return null; // it stays pending in the hand, where the drain finds it
-                }
-                if (mayRun && !TaskRunner.claim(task, true)) {
-                    continue; // cancelled since the look above
-                }
-                worker.userTask = task;
-                worker.direct = true;
-                worker.claimed = mayRun;
-                worker.beginRun();
-                if (mayRun && !own.hasMore()) {
-                    emptyHand(worker); // it took one task and nothing is left: no hand counts as work left
-                }
-                return task;
             }
-            emptyHand(worker); // every task it took ended before it could start one: look at the next hand
         }
         return null;
+    }
+
+    /** Claims a task that runs directly for {@code worker}, counted active once claimed. */
+    private static boolean claimDirect(Worker worker, ScheduledTask<?> task) {
+        if (TaskRunner.claim(task, true)) {
+            worker.beginRun();
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -190,8 +190,8 @@ final class Worker implements Runnable {
 
     /**
      * Starts the hand's next task, claimed as it starts, as {@link #runTaken} does a task from the queue; one another
-     * worker took (with the front of the hand, as this worker was in a run), or that was cancelled, is passed over. Once
-     * the executor stops, the rest stays pending in the hand for shutdownNow's drain.
+     * worker took, or that was cancelled, is passed over. Once the executor stops, the rest stays pending in the hand
+     * for shutdownNow's drain.
      */
     private void runFromHand(ScheduledTask<?> task) {
         boolean mayRun = host.mayRun(task);

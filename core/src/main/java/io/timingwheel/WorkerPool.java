@@ -230,7 +230,7 @@ final class WorkerPool extends Dispatcher {
         if (host.isStopping()) {
             return null;
         }
-        ScheduledTask<?> task = due.take(worker, open, waits.anyWaiting());
+        ScheduledTask<?> task = due.take(worker, open);
         if (task != null && waits.hasWaitersWithoutLeader() && due.workLeft()) {
             waits.signalOne(); // work is left and no one leads the wait for it: another worker comes for it
         }

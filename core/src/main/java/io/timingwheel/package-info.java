@@ -72,8 +72,7 @@
  *       goes back to the workers' queue straight if it is due within the straight reach, else through the inbox. A
  *       worker also takes the due one-shot tasks behind the first, up to 32, under the same hold of the lock (its
  *       {@code Hand}): each stays pending, claimed by the same CAS only as it starts, so cancel, getQueue and
- *       {@code shutdownNow} still take it; a free worker takes the front half of what another's hand holds before
- *       the queue, and runs it as its own hand.</li>
+ *       {@code shutdownNow} still take it; a free worker takes from another's hand before the queue.</li>
  * </ol>
  *
  * <h3>Who owns what</h3>
@@ -100,9 +99,7 @@
  * master has handed over everything due before it (the {@code OrderGate}). Equal deadlines from one thread keep their
  * order across the two routes, since a thread's task for a given time goes straight only once it is that close: the
  * master's come first. With one worker, tasks run in that order; a periodic task's runs take their places by their own
- * deadlines. With several, busy workers that share a burst of due tasks take it in runs (a hand of up to 32, or the
- * front half of another's), each in order: a task may start before an earlier one only while that one waits in
- * another worker's run.
+ * deadlines.
  *
  * <h3>Shutdown and termination</h3>
  * {@code shutdown()} moves to SHUTDOWN and applies the two policies at once to every task that has not started,

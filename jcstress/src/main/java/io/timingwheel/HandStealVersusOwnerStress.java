@@ -15,15 +15,13 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Race site: {@link Hand#giveFrontHalf} and {@code DueTasks.takeFromHands} ("a task in a hand is not claimed: it
- * stays pending, and is claimed with a CAS on its state only as a worker starts it ... another worker that is free
- * takes from a hand before it takes from the queue: it moves the front half of what the owner has not reached into its
- * own hand"). The real {@link WorkerPool} with two workers whose threads never start: each worker's loop runs on an
- * actor. Four tasks due at once wait in the pool; the worker that takes first takes the first and the three behind it
- * into its hand and starts them one by one without the lock, skipping the slots the other empties, while the other
- * takes the front of what it has not reached under the lock, the task the owner is about to start among it: the claim
- * decides, so each task runs exactly once. Both workers retire once idle (keep-alive 1 ns), so each actor's loop
- * returns.
+ * Race site: {@link Hand} and {@code DueTasks.stealFromHands} ("a task in a hand is not claimed: it stays pending,
+ * and is claimed with a CAS on its state only as a worker starts it ... another worker that is free takes from a hand
+ * before it takes from the queue"). The real {@link WorkerPool} with two workers whose threads never start: each
+ * worker's loop runs on an actor. Four tasks due at once wait in the pool; the worker that takes first takes the first
+ * and the three behind it into its hand and starts them one by one without the lock, while the other takes from that
+ * hand under the lock: the claim decides, so each task runs exactly once. Both workers retire once idle (keep-alive
+ * 1 ns), so each actor's loop returns.
  *
  * <p>Result: (how many of the four ran exactly once, how many ran twice or more).
  */
