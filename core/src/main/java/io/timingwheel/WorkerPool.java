@@ -56,7 +56,7 @@ final class WorkerPool extends Dispatcher {
      * milliseconds. A timer due that soon never waits behind a backlog in the master's inbox, nor for the master to
      * wake, and the master, which announces this far ahead (see {@link OrderGate}), may fall that far behind a burst of
      * schedules, or a cold start, before it holds a worker back. Measured: docs/design.md, the ablation's "straight
-     * reach 0" (every lateness row worse, and firing).
+     * reach 0" (most lateness rows worse, and firing).
      */
     static final long STRAIGHT_REACH_NANOS = 50_000_000;
 
