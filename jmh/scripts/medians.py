@@ -9,7 +9,8 @@ import re
 import statistics
 import sys
 
-FIELDS = ['p50us', 'p99us', 'p999us', 'maxUs', 'cpuPct', 'cpuUsPerTimer', 'tasksPerSec']
+FIELDS = ['p50us', 'p99us', 'p999us', 'maxUs', 'cpuPct', 'cpuUsPerTimer', 'tasksPerSec', 'constructUs', 'firstCallUs',
+          'firstStartUs', 'farCallUs']
 rows = collections.defaultdict(list)
 for path in sys.argv[1:]:
     for line in open(path):

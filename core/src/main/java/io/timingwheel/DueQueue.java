@@ -35,7 +35,11 @@ final class DueQueue {
     static final long EMPTY = TimingWheel.NONE;
 
     /** The task that ends a run ({@link Run}): never run, never handed out, due at {@link #EMPTY}. */
-    private static final ScheduledTask<?> END = new RunnableTask(null, () -> { }, EMPTY);
+    private static final ScheduledTask<?> END = new RunnableTask(null, new Runnable() { // not a lambda: see Lifecycle
+        @Override
+        public void run() {
+        }
+    }, EMPTY);
 
     private final Lane fromMaster = new Lane();
     private final Lane straight = new Lane();

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
 
 /**
  * The machinery behind a {@link TimingWheelExecutor}: it builds the parts and wires them, accepts tasks and hands them
@@ -89,7 +90,12 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
                 dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, clock.isVirtual(),
                 settings.masterThreadFactory());
         this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
-        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, this::pendingCount);
+        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, new LongSupplier() { // see Lifecycle
+            @Override
+            public long getAsLong() {
+                return pendingCount();
+            }
+        });
         this.pending = new PendingTasks(this, lifecycle, master, dispatcher, decorations, limit, pool);
         this.shutdowns = new Shutdowns(lifecycle, master, dispatcher, pool, decorations);
     }

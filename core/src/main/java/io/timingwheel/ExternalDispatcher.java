@@ -67,7 +67,7 @@ final class ExternalDispatcher extends Dispatcher {
             waiting.add(task);
         }
         try {
-            executor.execute(() -> runHandedOver(task));
+            executor.execute(new HandedOver(task));
         } catch (Throwable refused) {
             if (waiting.remove(task)) {
                 task.failUnstarted(refused);
@@ -86,6 +86,31 @@ final class ExternalDispatcher extends Dispatcher {
             }
         }
         handOver.openGate(); // the executor's threads never read it, but publishers and the master's sleep do
+    }
+
+    /**
+     * What the executor runs for a task handed over. A class, not a lambda: a lambda's call site is linked on its first
+     * call, which costs the first hand-over of a fresh JVM a millisecond or more on the master thread, while the
+     * timers due first wait behind it.
+     */
+    private final class HandedOver implements Runnable {
+        private final ScheduledTask<?> task;
+
+        HandedOver(ScheduledTask<?> task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            runHandedOver(task);
+        }
+    }
+
+    /** Raises the largest number of threads seen running at once to {@code running}, if it is larger. */
+    private void raiseLargest(int running) {
+        for (int seen = largest.get(); running > seen && !largest.compareAndSet(seen, running); seen = largest.get()) {
+            // another thread raised it meanwhile: look again
+        }
     }
 
     private void runHandedOver(ScheduledTask<?> task) {
@@ -121,7 +146,7 @@ final class ExternalDispatcher extends Dispatcher {
             }
             if (claimed) {
                 runners.put(me, task);
-                largest.accumulateAndGet(runners.size(), Math::max);
+                raiseLargest(runners.size());
                 if (host.isStopping()) {
                     me.interrupt(); // stopped since the claim: the task has started and runs interrupted, as ours do
                 }

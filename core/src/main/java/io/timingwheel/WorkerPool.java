@@ -94,13 +94,23 @@ final class WorkerPool extends Dispatcher {
         this.due = new DueTasks(host, runner, roster);
         this.queue = due.queue;
         this.coreSharing = new CoreSharing(waits, roster, host);
-        this.arrivals = new Arrivals(lock, queue, waits, host, () -> closed);
+        this.arrivals = new Arrivals(lock, queue, waits, host, new BooleanSupplier() { // not a lambda: see Lifecycle
+            @Override
+            public boolean getAsBoolean() {
+                return closed;
+            }
+        });
         this.virtualSteps = new VirtualSteps(this, lock, roster, due, host);
     }
 
     /** Has the gate wake the workers that wait for it when the master opens it; once, before the master starts. */
     void listenToGate() {
-        gate.wakeWaitersWith(this::wakeAll);
+        gate.wakeWaitersWith(new Runnable() { // not a lambda: see Lifecycle's NO_MASTER
+            @Override
+            public void run() {
+                wakeAll();
+            }
+        });
     }
 
     // -- hand-offs --------------------------------------------------------------------------------------------------

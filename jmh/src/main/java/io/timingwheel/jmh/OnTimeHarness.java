@@ -53,6 +53,8 @@ import java.util.concurrent.locks.LockSupport;
  *       50 µs).</li>
  *   <li>{@code external 1 PER_SECOND KIND}: timers whose tasks block on an executor of the user's (one virtual thread
  *       per task, or a pool of four threads): {@link ExternalTimers}.</li>
+ *   <li>{@code first}: what the first calls of a fresh JVM cost, the executor's making and its first schedules:
+ *       {@link FirstCalls}.</li>
  * </ul>
  * Every part runs the executor with {@code WORKERS} threads (default 1; {@code burst}, {@code cold}, {@code duenow}
  * and {@code firing} take it). Each result is one line {@code RESULT <part> <impl> band=... workers=... n=...
@@ -99,7 +101,8 @@ public final class OnTimeHarness {
 
     /** The parts, by the name the command line and {@link OnTimeRows} use. */
     static final java.util.List<String> PARTS =
-            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate", "calls", "external");
+            java.util.List.of("burst", "cold", "duenow", "heartbeat", "firing", "steady", "rate", "calls", "external",
+                    "first");
 
     static final int STEADY_DEFAULT_PER_MS = 100;
     static final long STEADY_WINDOW_MILLIS = 2_000;
@@ -111,12 +114,12 @@ public final class OnTimeHarness {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
             System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate|calls IMPL"
-                    + " [WORKERS [PER_MS]]; OnTimeHarness external tw|jdk1 1 PER_SECOND vt|pool4");
+                    + " [WORKERS [PER_MS]]; OnTimeHarness external tw|jdk1 1 PER_SECOND vt|pool4; OnTimeHarness first IMPL");
             System.exit(2);
         }
         String impl = args[1];
         int workers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-        if (!args[0].equals("cold")) {
+        if (!args[0].equals("cold") && !args[0].equals("first")) {
             WindowCounters.read(); // see the method: its first call must not fall in a measured window (cold: see there)
         }
         switch (args[0]) {
@@ -131,6 +134,7 @@ public final class OnTimeHarness {
                 break;
             case "calls": calls(impl, workers); break;
             case "external": ExternalTimers.run(impl, Integer.parseInt(args[3]), args[4]); break;
+            case "first": FirstCalls.run(impl); break;
             default: throw new IllegalArgumentException("unknown part " + args[0]);
         }
         System.exit(0); // the schedulers' threads are daemons, but do not wait for anything
