@@ -1,6 +1,7 @@
 package io.timingwheel;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The tasks handed to the worker pool that wait to start, and how a worker takes the first of them: the
@@ -44,11 +45,29 @@ final class DueTasks {
         return filledHands > 0 || !queue.isEmpty();
     }
 
+    /**
+     * The claim of a task taken from another worker's hand, for {@code worker}. A class, not a lambda: a lambda's call
+     * site is linked on its first call, which in a fresh JVM held a lone worker for milliseconds under the pool's lock
+     * while its due tasks waited (docs/design.md, "A fresh JVM").
+     */
+    private final class ClaimFor implements Predicate<ScheduledTask<?>> {
+        private final Worker worker;
+
+        ClaimFor(Worker worker) {
+            this.worker = worker;
+        }
+
+        @Override
+        public boolean test(ScheduledTask<?> task) {
+            return host.mayRun(task) && claimDirect(worker, task);
+        }
+    }
+
     /** Claims, for {@code worker}, the first pending task of another worker's hand that may run. @return it, or null */
     private ScheduledTask<?> stealFromHands(Worker worker) {
         for (Worker holder : roster.snapshot()) {
             if (holder != worker && holder.hand.isFilled()) {
-                ScheduledTask<?> task = holder.hand.steal(t -> host.mayRun(t) && claimDirect(worker, t));
+                ScheduledTask<?> task = holder.hand.steal(new ClaimFor(worker));
                 if (task != null) {
                     worker.userTask = task;
                     worker.direct = true;
@@ -162,7 +181,7 @@ final class DueTasks {
     void emptyHand(Worker worker) {
         if (worker.hand.isFilled()) {
             filledHands--;
-            worker.hand.empty(task -> queue.add(task, false));
+            worker.hand.emptyInto(queue);
         }
     }
 

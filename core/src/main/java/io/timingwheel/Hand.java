@@ -59,14 +59,14 @@ final class Hand {
     }
 
     /**
-     * Empties the hand once the owner has gone through it (the owner, under the lock), handing every task still
-     * pending in it to {@code leftOver}: one the owner left when the executor began to stop, for the queue, where
-     * shutdownNow's drain finds it if it has not found it here already.
+     * Empties the hand once the owner has gone through it (the owner, under the lock), putting every task still
+     * pending in it back into {@code queue}: one the owner left when the executor began to stop, where shutdownNow's
+     * drain finds it if it has not found it here already.
      */
-    void empty(Consumer<ScheduledTask<?>> leftOver) {
+    void emptyInto(DueQueue queue) {
         for (int i = 0; i < size; i++) {
             if (tasks[i].isPending()) {
-                leftOver.accept(tasks[i]);
+                queue.add(tasks[i], false);
             }
             tasks[i] = null;
         }
