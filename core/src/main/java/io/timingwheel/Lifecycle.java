@@ -59,12 +59,11 @@ final class Lifecycle {
 
     private static final VarHandle RUN_STATE;
 
-    /** The master's part of a decision taken while no master was ever started: it holds nothing. */
     /**
-     * What a close without a master looks at. The objects the executor's making creates are classes, not lambdas: a
-     * lambda's call site is linked on its first use, a millisecond or more each in a fresh JVM (the first one in the
-     * JVM several), and the making of an executor is often among the first things a JVM does (docs/design.md, "A
-     * fresh JVM").
+     * The master's part of a decision taken while no master was ever started: it holds nothing. The objects the
+     * executor's making creates are classes, not lambdas: a lambda's call site is linked on its first use, a
+     * millisecond or more each in a fresh JVM (the first one in the JVM several), and the making of an executor is
+     * often among the first things a JVM does (docs/design.md, "A fresh JVM").
      */
     private static final BooleanSupplier NO_MASTER = new BooleanSupplier() {
         @Override

@@ -206,7 +206,9 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
         if (threadFactory != null && tryStart(threadFactory, "the master thread factory failed")) {
             return true;
         }
-        return tryStart(new NamedThreadFactory(executorName + "-master", true, false), "cannot start the master thread");
+        // String.concat, not +: see NamedThreadFactory.newThread
+        return tryStart(new NamedThreadFactory(executorName.concat("-master"), true, false),
+                "cannot start the master thread");
     }
 
     private boolean tryStart(ThreadFactory factory, String failure) {

@@ -23,7 +23,9 @@ final class NamedThreadFactory implements ThreadFactory {
 
     @Override
     public Thread newThread(Runnable task) {
-        Thread thread = new Thread(task, numbered ? prefix + count.incrementAndGet() : prefix);
+        // String.concat, not +: javac links a + through invokedynamic on its first call, and the first thread is made
+        // inside the first schedule, which that bootstrap cost 7-11 ms in a fresh JVM (docs/design.md, "A fresh JVM")
+        Thread thread = new Thread(task, numbered ? prefix.concat(Integer.toString(count.incrementAndGet())) : prefix);
         thread.setDaemon(daemon);
         thread.setPriority(Thread.NORM_PRIORITY);
         return thread;

@@ -153,18 +153,18 @@ final class OrderGate {
         return waiting > 0;
     }
 
-    /**
-     * How the workers that wait for the gate are woken: set once by their pool before the master starts (a pool that
-     * never waits for the gate, as an external executor's, sets none).
-     */
-    private Runnable waiterWaker = NO_WAITERS;
-
     /** The waker of a pool with no waiters. A class, not a lambda: see {@link Lifecycle}'s {@code NO_MASTER}. */
     private static final Runnable NO_WAITERS = new Runnable() {
         @Override
         public void run() {
         }
     };
+
+    /**
+     * How the workers that wait for the gate are woken: set once by their pool before the master starts (a pool that
+     * never waits for the gate, as an external executor's, sets none).
+     */
+    private Runnable waiterWaker = NO_WAITERS;
 
     void wakeWaitersWith(Runnable waker) {
         waiterWaker = waker;
