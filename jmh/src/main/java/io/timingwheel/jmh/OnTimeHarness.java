@@ -114,7 +114,8 @@ public final class OnTimeHarness {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
             System.err.println("usage: OnTimeHarness burst|cold|duenow|heartbeat|firing|steady|rate|calls IMPL"
-                    + " [WORKERS [PER_MS]]; OnTimeHarness external tw|jdk1 1 PER_SECOND vt|pool4; OnTimeHarness first IMPL");
+                    + " [WORKERS [PER_MS]]; OnTimeHarness external tw|jdk1 1 PER_SECOND vt|pool4;"
+                    + " OnTimeHarness first tw|jdk1");
             System.exit(2);
         }
         String impl = args[1];
