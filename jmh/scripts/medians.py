@@ -10,7 +10,7 @@ import statistics
 import sys
 
 FIELDS = ['p50us', 'p99us', 'p999us', 'maxUs', 'cpuPct', 'cpuUsPerTimer', 'tasksPerSec', 'constructUs', 'firstCallUs',
-          'firstStartUs', 'farCallUs']
+          'firstStartUs', 'farCallUs', 'scheduleMs']
 rows = collections.defaultdict(list)
 for path in sys.argv[1:]:
     for line in open(path):

@@ -18,7 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code burst}: one thread schedules {@value #BURST_TASKS} one-shot timers as fast as it can, delays uniform in
  *       [0, 2 s); lateness by delay band: under 50 ms (the timers due while the burst is still being handed over),
  *       50-200 ms, 200 ms-2 s (steady firing). {@value #WARM_UP_ROUNDS} bursts of the same size and delays, each
- *       on an executor of its own, warm the code up first;</li>
+ *       on an executor of its own, warm the code up first; each line also gives how long the producer's loop of
+ *       calls took ({@code scheduleMs}), what the burst cost its caller;</li>
  *   <li>{@code cold}: the same as the first thing a fresh JVM does: {@value #COLD_TASKS} timers, delays in
  *       [0, 500 ms), no warm-up;</li>
  *   <li>{@code duenow WORKERS}: tasks due at once ({@code execute}) among firing timers: one thread executes a task,
@@ -176,22 +177,31 @@ public final class OnTimeHarness {
     }
 
     /**
-     * Schedules one timer per delay from this thread, as fast as it can, and waits until all have run.
-     *
-     * @return the lateness of each, in nanoseconds, in the order of {@code delays}
+     * What a burst gave: the lateness of each timer, in nanoseconds, in the order of its delays; and how long the
+     * producer's loop of schedule calls took, first call to last return, what the burst costs its caller.
      */
-    static long[] runBurst(Subject subject, long[] delays) throws InterruptedException {
+    record Burst(long[] lateness, long scheduleNanos) {
+        /** @return the loop's time as a result field */
+        String scheduleField() {
+            return " scheduleMs=" + Harness.fmt(scheduleNanos / 1e6);
+        }
+    }
+
+    /** Schedules one timer per delay from this thread, as fast as it can, and waits until all have run. */
+    static Burst runBurst(Subject subject, long[] delays) throws InterruptedException {
         int count = delays.length;
         long[] lateness = new long[count];
         CountDownLatch done = new CountDownLatch(count);
+        long start = System.nanoTime();
         for (int i = 0; i < count; i++) {
             long now = System.nanoTime();
             subject.schedule(new Timer(lateness, i, now + delays[i], done), delays[i]);
         }
+        long scheduleNanos = System.nanoTime() - start;
         if (!done.await(60, TimeUnit.SECONDS)) {
             throw new IllegalStateException(subject.name + ": " + done.getCount() + " timers never ran");
         }
-        return lateness;
+        return new Burst(lateness, scheduleNanos);
     }
 
     static void burst(String impl, int workers) throws InterruptedException {
@@ -204,8 +214,8 @@ public final class OnTimeHarness {
         settleHeap();
         try (Subject subject = Subject.create(impl, workers)) {
             WindowCounters before = WindowCounters.read();
-            long[] lateness = runBurst(subject, delays);
-            reportBands("burst", impl, workers, delays, lateness, WindowCounters.read().since(before));
+            Burst burst = runBurst(subject, delays);
+            reportBands("burst", impl, workers, delays, burst, WindowCounters.read().since(before));
         }
     }
 
@@ -217,14 +227,15 @@ public final class OnTimeHarness {
     static void cold(String impl, int workers) throws InterruptedException {
         long[] delays = delays(COLD_TASKS, COLD_WINDOW_NANOS, 42);
         try (Subject subject = Subject.create(impl, workers)) {
-            long[] lateness = runBurst(subject, delays);
-            reportBands("cold", impl, workers, delays, lateness, WindowCounters.read());
+            Burst burst = runBurst(subject, delays);
+            reportBands("cold", impl, workers, delays, burst, WindowCounters.read());
         }
     }
 
-    /** One result line per delay band, and one for all timers. */
-    private static void reportBands(String part, String impl, int workers, long[] delays, long[] lateness,
+    /** One result line per delay band, and one for all timers; each with the producer's loop time. */
+    private static void reportBands(String part, String impl, int workers, long[] delays, Burst burst,
                                     WindowCounters counters) {
+        long[] lateness = burst.lateness();
         for (int band = 0; band <= BAND_LIMITS.length; band++) {
             long low = band == 0 || band == BAND_LIMITS.length ? 0 : BAND_LIMITS[band - 1];
             long high = band == BAND_LIMITS.length ? Long.MAX_VALUE : BAND_LIMITS[band];
@@ -237,7 +248,7 @@ public final class OnTimeHarness {
             }
             if (n > 0) {
                 report(part, impl, band == BAND_LIMITS.length ? "all" : BAND_NAMES[band], workers,
-                        Arrays.copyOf(selected, n), counters);
+                        Arrays.copyOf(selected, n), counters, burst.scheduleField());
             }
         }
     }
