@@ -20,8 +20,11 @@ import reactor.core.Disposable;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 import java.time.Duration;
+import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Simulated time: the real time a run costs when a test moves the clock, {@link VirtualClock} driving the executor
@@ -30,11 +33,13 @@ import java.util.concurrent.TimeUnit;
  * workloads a test suite of a service with heartbeats, leases and retries simulates:
  * <ul>
  *   <li>{@link #heartbeat}: a 1 ms fixed-rate task, time advanced by 1 s per call (1 000 runs);</li>
+ *   <li>{@link #heartbeatByTheMillisecond}: the same task, time advanced by 1 ms per call (one run per call);</li>
  *   <li>{@link #oneShots}: {@value #ONE_SHOTS} one-shot timers with delays uniform over an hour, scheduled before each
  *       call (not timed), then the hour advanced in one call;</li>
  *   <li>{@link #chain}: a chain of {@value #CHAIN} runs, each scheduling the next 1 ms on, advanced in one call.</li>
  * </ul>
- * Reactor's scheduler has no threads, so its {@code workers} cases are one and the same.
+ * Reactor's scheduler has no threads, so its {@code workers} cases are one and the same; nor has {@code floor}
+ * ({@link HandOffFloor}) more than one: it is the least any scheduler pays whose tasks run on a thread of its own.
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}):
  * <pre>{@code java -cp jmh/target/benchmarks.jar org.openjdk.jmh.Main VirtualTimeBenchmark}</pre>
@@ -126,11 +131,122 @@ public class VirtualTimeBenchmark {
         }
     }
 
+    /**
+     * The least a scheduler pays whose tasks run on a thread of its own, not on the advancing one (as the executor's
+     * do): one worker thread, a heap of tasks under one lock, and per advance one wake-up of the worker and one of the
+     * advancer. No executor semantics (no cancel, no shutdown policy, no counts, no real-time limit): a floor for
+     * comparing the executor against the advancing-thread design of Reactor, not a scheduler to use.
+     */
+    static final class HandOffFloor implements SimulatedTime {
+        private record Entry(long deadline, long sequence, long period, Runnable task) implements Comparable<Entry> {
+            @Override
+            public int compareTo(Entry other) {
+                int byDeadline = Long.compare(deadline, other.deadline);
+                return byDeadline != 0 ? byDeadline : Long.compare(sequence, other.sequence);
+            }
+        }
+
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition advanceAsked = lock.newCondition();
+        private final Condition advanceDone = lock.newCondition();
+        private final PriorityQueue<Entry> queue = new PriorityQueue<>();
+        private final Thread worker = new Thread(this::work, "hand-off-floor");
+        private long time;
+        private long sequence;
+        /** The time the advance under way moves to, or -1 when none is. Under the lock. */
+        private long target = -1;
+        private boolean closed;
+
+        HandOffFloor() {
+            worker.setDaemon(true);
+            worker.start();
+        }
+
+        @Override
+        public void schedule(Runnable task, long delayNanos) {
+            add(task, delayNanos, 0);
+        }
+
+        @Override
+        public void scheduleAtFixedRate(Runnable task, long periodNanos) {
+            add(task, periodNanos, periodNanos);
+        }
+
+        private void add(Runnable task, long delayNanos, long periodNanos) {
+            lock.lock();
+            try {
+                queue.add(new Entry(time + delayNanos, sequence++, periodNanos, task));
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void advance(long nanos) {
+            lock.lock();
+            try {
+                target = time + nanos;
+                advanceAsked.signal();
+                while (target >= 0) {
+                    advanceDone.awaitUninterruptibly();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void work() {
+            lock.lock();
+            try {
+                for (;;) {
+                    while (target < 0 && !closed) {
+                        advanceAsked.awaitUninterruptibly();
+                    }
+                    if (closed) {
+                        return;
+                    }
+                    for (Entry head = queue.peek(); head != null && head.deadline <= target; head = queue.peek()) {
+                        queue.poll();
+                        time = head.deadline;
+                        lock.unlock();
+                        try {
+                            head.task.run();
+                        } finally {
+                            lock.lock();
+                        }
+                        if (head.period > 0) {
+                            queue.add(new Entry(head.deadline + head.period, sequence++, head.period, head.task));
+                        }
+                    }
+                    time = target;
+                    target = -1;
+                    advanceDone.signal();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void close() {
+            lock.lock();
+            try {
+                closed = true;
+                advanceAsked.signal();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
     /** One scheduler for the whole trial, and the counts each workload checks its runs by. */
     @State(Scope.Benchmark)
     public static class Simulation {
-        /** {@code tw}: the executor on a virtual clock; {@code reactor}: Reactor's VirtualTimeScheduler. */
-        @Param({"tw", "reactor"})
+        /**
+         * {@code tw}: the executor on a virtual clock; {@code reactor}: Reactor's VirtualTimeScheduler;
+         * {@code floor}: {@link HandOffFloor}, the least a scheduler whose tasks run on a thread of its own pays.
+         */
+        @Param({"tw", "reactor", "floor"})
         public String impl;
 
         /** The executor's worker threads (Reactor has none). */
@@ -148,7 +264,8 @@ public class VirtualTimeBenchmark {
             time = switch (impl) {
                 case "tw" -> new OnVirtualClock(workers);
                 case "reactor" -> new OnReactor();
-                default -> throw new IllegalArgumentException("impl: tw or reactor, not " + impl);
+                case "floor" -> new HandOffFloor();
+                default -> throw new IllegalArgumentException("impl: tw, reactor or floor, not " + impl);
             };
         }
 
@@ -204,6 +321,18 @@ public class VirtualTimeBenchmark {
         long before = s.runs;
         s.time.advance(TimeUnit.SECONDS.toNanos(1));
         s.checkRuns(before + HEARTBEAT_RUNS);
+    }
+
+    /**
+     * The same heartbeat, time advanced by 1 ms per call: one run per advance, as a test that steps time finely and
+     * looks after each step pays; the score is per advance, so what a single advance costs beyond its run shows.
+     */
+    @Benchmark
+    public void heartbeatByTheMillisecond(Simulation s) {
+        s.startHeartbeat();
+        long before = s.runs;
+        s.time.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        s.checkRuns(before + 1);
     }
 
     @Benchmark
