@@ -290,6 +290,13 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     @Override
     public void stepsEnded() {
         if (lifecycle.masterStarted()) {
+            master.turnAfterSteps();
+        }
+    }
+
+    @Override
+    public void stepsStalled() {
+        if (lifecycle.masterStarted()) {
             master.wake();
         }
     }

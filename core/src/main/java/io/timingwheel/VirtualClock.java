@@ -57,7 +57,9 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Cost.</b> When the clock drives one executor of its own worker threads, the executor's threads step the
  * advance themselves: the worker that ends the last run under way moves time to the next deadline and starts what
- * falls due there, with no other thread woken; a run then costs a microsecond of real time or less. With several
+ * falls due there, with no other thread woken; a run then costs a microsecond of real time or less, and each call of
+ * {@code advance} some tens of microseconds more (a worker woken for its first run, the caller woken once the last has
+ * ended; the master thread is not woken for it: the caller does the master's turn as the advance ends). With several
  * executors on one clock, an executor on an external {@code workerExecutor}, two advances at once, or an advance
  * called from a run, each step is a look at every executor instead, some tens of microseconds.
  *
@@ -230,8 +232,14 @@ public final class VirtualClock {
          */
         long stepIfIdle(boolean callerTakesOne, boolean mayWait, LongPredicate moveTimeTo);
 
-        /** The advance its threads stepped is over: its master takes its own work back. */
+        /**
+         * The advance its threads stepped is over: its master takes its own work back, the turn and the sleep that
+         * follow done on the calling thread where the master thread need not wake for them.
+         */
         void stepsEnded();
+
+        /** No step was taken in a while during an advance its threads step: its master thread looks (wakes). */
+        void stepsStalled();
 
         /** @return true once the executor has terminated: nothing more is ever due there */
         boolean hasTerminated();
@@ -373,7 +381,7 @@ public final class VirtualClock {
                 } else if (now - lastStepAt > limit) {
                     throw gaveUp(List.of(only));
                 } else if (!advance.reached) {
-                    only.stepsEnded(); // no step in a while: the master looks
+                    only.stepsStalled(); // no step in a while: the master looks
                 }
             }
             return true;

@@ -151,8 +151,9 @@
  * gives it to that worker with no announcement, no gate opened and nothing queued ({@code MasterLoop.stepTurn},
  * {@code VirtualSteps.giveToStepper}), and a worker that meets a task at the gate since takes the master's full turn
  * itself ({@code VirtualSteps.turnForGate}); the master thread parks meanwhile until woken; the step that finds
- * nothing due by the advance's target wakes the advancing thread, which then wakes
- * the master, whose turn puts the gate back to sleep. The master thread and the steps take the same lock, so a turn of
+ * nothing due by the advance's target wakes the advancing thread, which then does the master's turn and confirms its
+ * sleep on the gate itself, the master thread left parked ({@code MasterLoop.turnAfterSteps}; woken where it must act
+ * itself, or where the sleep cannot be confirmed). The master thread and the steps take the same lock, so a turn of
  * the master between a step's look at the dispatcher and its hand-over cannot leave tasks handed over that the step
  * then misses. Several executors on one clock, an external executor, two advances at once or a run that advances the
  * clock itself poll instead: {@code advance} looks at each executor ({@code ExecutorCore.settled}), the dispatcher

@@ -204,6 +204,28 @@ class VirtualClockTest {
         assertEquals(0, clock.nanoTime());
     }
 
+    /**
+     * After an advance, what the test submits due at once runs without another advance, as in real time. The thread
+     * that ends an advance its workers stepped does the master's turn and sleep itself ({@code
+     * MasterLoop.turnAfterSteps}), the master thread left parked: the sleep must still be one the next publisher that
+     * needs the master wakes it from, and the gate must open as after the master's own turn. Repeated, since each round's
+     * advance ends anew.
+     */
+    @ParameterizedTest
+    @EnumSource(Setup.class)
+    void aTaskDueAtOnceRunsWithoutAnAdvanceAfterOne(Setup setup) throws InterruptedException {
+        TimingWheelExecutor timers = executor(setup);
+        timers.schedule(() -> { }, 1, HOURS); // pending: the master's sleep announces its deadline
+        for (int round = 0; round < 50; round++) {
+            timers.schedule(() -> { }, 1, MILLISECONDS);
+            clock.advance(1, MILLISECONDS);
+            CountDownLatch ran = new CountDownLatch(2);
+            timers.execute(ran::countDown);
+            timers.schedule(ran::countDown, 0, MILLISECONDS);
+            assertTrue(ran.await(10, SECONDS), "round " + round + ": " + timers);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Setup.class)
     void timeMovesAlsoWhenNothingIsPending(Setup setup) {
