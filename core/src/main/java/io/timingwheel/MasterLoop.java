@@ -512,15 +512,15 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
     /**
      * The master's turn and its sleep once an advance that its workers stepped is over ({@link #stepIfIdle}), done on
      * the thread that ends the advance, under the {@link #turnLock}, while the master thread stays parked: waking it
-     * to do them cost each advance about a third of its real time (an advance of 1 ms with one run, one worker, in a
-     * fresh JVM: 31-37 µs with the wake-up, 22 without; docs/benchmarks.md, "Simulated time"). The turn drains and
-     * hands over as the master's own does; the sleep is confirmed on the gate as the master confirms its own, so the
-     * next publisher that needs the master wakes it, as in any sleep. The master thread is woken as before where it
-     * must act itself (a command, the termination decision after a shutdown, a worker to start again) or where the
-     * sleep cannot be confirmed (something came meanwhile: the master's own sleep never parks on a failed
-     * confirmation either). Nothing is done while another stepped advance is under way: its steps do the master's
-     * work. Tested by {@code VirtualClockAdvanceEndVersusExecuteStress} (jcstress/README). Any thread; virtual clock
-     * only.
+     * to do them cost each advance a third of its real time in a calm hour, a tenth in a slow one (an advance of 1 ms
+     * with one run, one worker: 31-37 µs with the wake-up, 22 without, in fresh JVMs; 48-51 and 44-46 warm in a slow
+     * hour; docs/benchmarks.md, "Simulated time"). The turn drains and hands over as the master's own does; the
+     * sleep is confirmed on the gate as the master confirms its own, so the next publisher that needs the master
+     * wakes it, as in any sleep. The master thread is woken as before where it must act itself (a command, the
+     * termination decision after a shutdown, a worker to start again) or where the sleep cannot be confirmed
+     * (something came meanwhile: the master's own sleep never parks on a failed confirmation either). Nothing is done
+     * while another stepped advance is under way: its steps do the master's work. Tested by
+     * {@code VirtualClockAdvanceEndVersusExecuteStress} (jcstress/README). Any thread; virtual clock only.
      */
     void turnAfterSteps() {
         turnLock.lock();
