@@ -380,8 +380,11 @@ public final class VirtualClock {
                     lastStepAt = now;
                 } else if (now - lastStepAt > limit) {
                     throw gaveUp(List.of(only));
-                } else if (!advance.reached) {
-                    only.stepsStalled(); // no step in a while: the master looks
+                } else if (!advance.reached && now - lastStepAt >= MAX_LOOK_INTERVAL_NANOS) {
+                    // No step in a while: the master looks. Measured from the last step, not from the park, which a
+                    // permit left by the last advance's wake-up ends at once: that misfire woke the master for a turn
+                    // in 6 to 12 % of the advances (200 000 advances of 1 ms, one and two workers).
+                    only.stepsStalled();
                 }
             }
             return true;
