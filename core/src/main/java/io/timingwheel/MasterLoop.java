@@ -533,8 +533,8 @@ final class MasterLoop implements Runnable, Lifecycle.Master {
                 return;
             }
             drainAndHandOver(host.now());
-            long firstHeld = host.isStopping() ? TimingWheel.NONE : wheel.nextDeadlineBound();
-            if (confirmSleep(firstHeld, true) == null) {
+            // Not shut down (above): the first deadline held is one the sleep waits for, as in the master's own.
+            if (confirmSleep(wheel.nextDeadlineBound(), true) == null) {
                 wake();
                 return;
             }

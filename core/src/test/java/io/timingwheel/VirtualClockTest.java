@@ -208,8 +208,8 @@ class VirtualClockTest {
      * After an advance, what the test submits due at once runs without another advance, as in real time. The thread
      * that ends an advance its workers stepped does the master's turn and sleep itself ({@code
      * MasterLoop.turnAfterSteps}), the master thread left parked: the sleep must still be one the next publisher that
-     * needs the master wakes it from, and the gate must open as after the master's own turn. Repeated, since each round's
-     * advance ends anew.
+     * needs the master wakes it from, and the gate must open as after the master's own turn. Repeated, since each
+     * round's advance ends anew. TW only: the JDK's executor has no virtual clock.
      */
     @ParameterizedTest
     @EnumSource(Setup.class)

@@ -26,10 +26,10 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * advance or after it is due beyond the gate's last opening: it waits at the gate, which only a turn opens. C is due at
  * once whenever it comes: it must run without another advance, as in real time.
  *
- * <p>Result: (B and B2 ran within the advance: 1, or not: 0; C ran within the wait: 1, or not: 0). 9, 9 if the advance gave
- * up or the executor did not terminate after {@code shutdownNow()}; every wait, C's included, is bounded by 10 s, or
- * by the milliseconds of the system property {@code timingwheel.stress.terminationWaitMillis}, which checks of
- * mutations that strand C set lower.
+ * <p>Result: (B and B2 ran within the advance: 1, or not: 0; C ran within the wait: 1, or not: 0). 9, 9 if the
+ * advance gave up or the executor did not terminate after {@code shutdownNow()}; every wait, C's included, is
+ * bounded by 10 s, or by the milliseconds of the system property {@code timingwheel.stress.terminationWaitMillis},
+ * which checks of mutations that strand C set lower.
  */
 @JCStressTest
 @Description("the end of a stepped advance against a task due at once")

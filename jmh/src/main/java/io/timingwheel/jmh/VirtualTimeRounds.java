@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run (from the repository root, after {@code mvn -B -q -DskipTests package}), one JVM per implementation:
  * <pre>{@code java -cp jmh/target/benchmarks.jar io.timingwheel.jmh.VirtualTimeRounds tw 1 3}</pre>
- * arguments: {@code tw}, {@code reactor} or {@code floor}, the executor's worker threads, the rounds. One line per round:
- * {@code round=R heartbeat=µs fineSteps=µs oneShots=µs chain=µs} (µs of real time per run).
+ * arguments: {@code tw}, {@code reactor} or {@code floor}, the executor's worker threads, the rounds. One line per
+ * round: {@code round=R heartbeat=µs fineSteps=µs oneShots=µs chain=µs} (µs of real time per run).
  */
 public final class VirtualTimeRounds {
     private static final int HEARTBEAT_STEPS = 60;
@@ -34,11 +34,12 @@ public final class VirtualTimeRounds {
         int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
         SplittableRandom random = new SplittableRandom(42);
         for (int round = 1; round <= rounds; round++) {
-            double heartbeat = heartbeat(impl, workers);
-            double fineSteps = fineSteps(impl, workers);
+            double heartbeat = heartbeat(impl, workers, HEARTBEAT_STEPS, TimeUnit.SECONDS.toNanos(1), "heartbeat");
+            double fineSteps = heartbeat(impl, workers, FINE_STEPS, TimeUnit.MILLISECONDS.toNanos(1), "fineSteps");
             double oneShots = oneShots(impl, workers, random);
             double chain = chain(impl, workers);
-            System.out.printf(Locale.ROOT, "impl=%s workers=%d round=%d heartbeat=%.3f fineSteps=%.3f oneShots=%.3f chain=%.3f%n",
+            System.out.printf(Locale.ROOT,
+                    "impl=%s workers=%d round=%d heartbeat=%.3f fineSteps=%.3f oneShots=%.3f chain=%.3f%n",
                     impl, workers, round, heartbeat, fineSteps, oneShots, chain);
         }
     }
@@ -63,30 +64,21 @@ public final class VirtualTimeRounds {
         };
     }
 
-    private static double heartbeat(String impl, int workers) {
+    /**
+     * A 1 ms fixed-rate task, time advanced {@code steps} times by {@code stepNanos}.
+     * @return µs of real time per run
+     */
+    private static double heartbeat(String impl, int workers, int steps, long stepNanos, String workload) {
         Runs runs = new Runs();
+        long period = TimeUnit.MILLISECONDS.toNanos(1);
         try (VirtualTimeBenchmark.SimulatedTime time = create(impl, workers)) {
-            time.scheduleAtFixedRate(() -> runs.count++, TimeUnit.MILLISECONDS.toNanos(1));
+            time.scheduleAtFixedRate(() -> runs.count++, period);
             long start = System.nanoTime();
-            for (int i = 0; i < HEARTBEAT_STEPS; i++) {
-                time.advance(TimeUnit.SECONDS.toNanos(1));
+            for (int i = 0; i < steps; i++) {
+                time.advance(stepNanos);
             }
             long elapsed = System.nanoTime() - start;
-            runs.check(HEARTBEAT_STEPS * 1_000L, "heartbeat");
-            return elapsed / 1e3 / runs.count;
-        }
-    }
-
-    private static double fineSteps(String impl, int workers) {
-        Runs runs = new Runs();
-        try (VirtualTimeBenchmark.SimulatedTime time = create(impl, workers)) {
-            time.scheduleAtFixedRate(() -> runs.count++, TimeUnit.MILLISECONDS.toNanos(1));
-            long start = System.nanoTime();
-            for (int i = 0; i < FINE_STEPS; i++) {
-                time.advance(TimeUnit.MILLISECONDS.toNanos(1));
-            }
-            long elapsed = System.nanoTime() - start;
-            runs.check(FINE_STEPS, "fineSteps");
+            runs.check(steps * stepNanos / period, workload);
             return elapsed / 1e3 / runs.count;
         }
     }
