@@ -25,14 +25,10 @@ final class DueTasks {
     private final TaskRunner runner;
     private final WorkerRoster roster;
 
-    /** The executor's given executor, if the workers release due tasks to it instead of running them; else null. */
-    private final ExternalDispatcher releasesTo;
-
-    DueTasks(DispatcherHost host, TaskRunner runner, WorkerRoster roster, ExternalDispatcher releasesTo) {
+    DueTasks(DispatcherHost host, TaskRunner runner, WorkerRoster roster) {
         this.host = host;
         this.runner = runner;
         this.roster = roster;
-        this.releasesTo = releasesTo;
     }
 
     /**
@@ -146,20 +142,8 @@ final class DueTasks {
         return true;
     }
 
-    /**
-     * Gives {@code task}, taken from here, to {@code worker}: claimed, if it may run, and counted active. A worker that
-     * releases tasks to the given executor does not claim: the task, still pending, joins that executor's waiting
-     * tasks under this lock, so that {@code shutdownNow}, which drains this queue and then those, finds it in one of
-     * the two; the thread of that executor that runs it claims it.
-     */
+    /** Gives {@code task}, taken from here, to {@code worker}: claimed, if it may run, and counted active. */
     private void claimFor(Worker worker, ScheduledTask<?> task, boolean mayRun) {
-        if (releasesTo != null) {
-            worker.userTask = null;
-            worker.direct = false; // no hand: each task is released as it falls due
-            worker.claimed = mayRun && releasesTo.admit(task);
-            worker.beginRun();
-            return;
-        }
         worker.userTask = runner.userTask(task);
         worker.direct = runner.runsDirectly(task, worker.userTask);
         worker.claimed = mayRun && TaskRunner.claim(task, worker.direct);

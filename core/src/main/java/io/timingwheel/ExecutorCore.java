@@ -3,7 +3,6 @@ package io.timingwheel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RunnableScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
@@ -40,21 +39,13 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
     private final Decorations decorations = new Decorations();
     private final Instrumentation instrumentation;
     private final Dispatcher dispatcher;
-
-    /**
-     * Where a task due at once goes: the dispatcher, or a given executor's dispatcher itself, on the caller's thread,
-     * rather than through its releaser ({@link WorkerPool#releasingTo}), whose wake-up would only stand between the
-     * call and the hand-over.
-     */
-    private final Dispatcher dueNow;
-
     private final PoolControls pool;
     private final PendingTasks pending;
     private final Shutdowns shutdowns;
 
     /**
      * How far ahead of its deadline a task goes straight to the dispatcher ({@link WorkerPool#STRAIGHT_REACH_NANOS});
-     * zero with a virtual clock, whose dispatcher is given only due tasks.
+     * zero with an external executor, which is given only due tasks.
      */
     private final long straightReachNanos;
 
@@ -80,33 +71,18 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         TaskRunner runner = new TaskRunner(hooks, decorations, instrumentation);
         OrderGate gate = new OrderGate();
         PoolSettings poolSettings = new PoolSettings(settings.corePoolSize(), settings.threadFactory());
-        WorkerPool ownPool = null; // the pool the user's settings size
-        WorkerPool workers = null; // the executor's own threads that take due tasks: the own pool, or a releaser
-        ExternalDispatcher external = settings.workerExecutor() == null ? null
-                : new ExternalDispatcher(this, runner, settings.workerExecutor());
-        if (external == null) {
-            ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
-            workers = ownPool;
-        } else if (!clock.isVirtual()) {
-            // The releaser is one of the executor's own threads, as the master is: made by the same factory, a daemon
-            // by default, so that the given executor's threads alone decide whether its tasks keep the JVM alive.
-            ThreadFactory ours = new NamedThreadFactory(name.concat("-releaser"), true, false);
-            ThreadFactory releaser = settings.masterThreadFactory() == null ? ours
-                    : new FallbackThreadFactory(name, settings.masterThreadFactory(), ours);
-            workers = WorkerPool.releasingTo(external, name, this, runner, gate, releaser);
-        }
-        if (workers != null) {
-            this.dispatcher = workers;
-            workers.listenToGate();
+        WorkerPool ownPool = null;
+        if (settings.workerExecutor() != null) {
+            this.dispatcher = new ExternalDispatcher(this, runner, settings.workerExecutor());
         } else {
-            // A virtual clock's executor hands a given executor's tasks over on the master thread, at the clock's time.
-            this.dispatcher = external;
+            ownPool = new WorkerPool(name, this, runner, gate, poolSettings);
+            this.dispatcher = ownPool;
+            ownPool.listenToGate();
         }
-        this.dueNow = external != null ? external : dispatcher;
         // Ahead of time only in real time, where it keeps a wake-up off the timers' path; with a virtual clock the
         // workers are handed only due tasks, so what is not due yet is all in the master's wheel, where a settled
         // executor's first deadline is read (see settled()).
-        boolean ahead = workers != null && !clock.isVirtual();
+        boolean ahead = ownPool != null && !clock.isVirtual();
         this.straightReachNanos = ahead ? WorkerPool.STRAIGHT_REACH_NANOS : 0;
         long handOverAhead = ahead ? WorkerPool.HAND_OVER_AHEAD_NANOS : 0;
         long lazyWake = Math.max(settings.tickNanos(), TimeUnit.MILLISECONDS.toNanos(1));
@@ -114,7 +90,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
                 dispatcher, gate, handOverAhead, straightReachNanos, lazyWake, clock.isVirtual(),
                 settings.masterThreadFactory());
         this.lifecycle = new Lifecycle(name, clock, hooks, master, dispatcher);
-        this.pool = new PoolControls(poolSettings, ownPool, workers, dispatcher, lifecycle, new LongSupplier() { // see Lifecycle
+        this.pool = new PoolControls(poolSettings, ownPool, dispatcher, lifecycle, new LongSupplier() { // see Lifecycle
             @Override
             public long getAsLong() {
                 return pendingCount();
@@ -171,7 +147,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
         }
         if (!straight) {
             master.submit(task);
-        } else if (!(delayNanos <= 0 ? dueNow : dispatcher).dispatch(task)) {
+        } else if (!dispatcher.dispatch(task)) {
             releasePlace();
             refuse(task, Refusal.SHUT_DOWN); // closed: the executor has terminated since the check above
             // A dispatcher that closed as the task arrived may have found it there and stayed open: ask again.
@@ -278,7 +254,7 @@ final class ExecutorCore implements TaskHost, DispatcherHost, MasterHost, Virtua
 
     @Override
     public boolean stepsOnItsThreads() {
-        return dispatcher instanceof WorkerPool; // with a virtual clock, only the own pool is one
+        return dispatcher instanceof WorkerPool;
     }
 
     @Override

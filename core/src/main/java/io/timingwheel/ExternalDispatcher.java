@@ -12,10 +12,7 @@ import java.util.function.BooleanSupplier;
 /**
  * Runs due tasks on a user-supplied {@link Executor} (for example one virtual thread per task) instead of the
  * executor's own workers. Tasks are handed over in deadline order; when and in which order they run is that
- * executor's business. Who hands them over: in real time the releaser, a {@link WorkerPool} of one worker in front of
- * this class ({@link WorkerPool#releasingTo}), as each falls due ({@link #admit} under the pool's lock, then
- * {@link #handOver}), or the caller of a task due at once ({@link #dispatch}); with a virtual clock the master, at the
- * clock's time ({@link #dispatchAll}).
+ * executor's business.
  *
  * <p>A task handed over waits in {@code waiting} until a thread of that executor claims it, which is the moment it
  * starts: the claim is a CAS on the task's state, and so is {@code shutdownNow}'s return of a task, so exactly one of
@@ -63,32 +60,12 @@ final class ExternalDispatcher extends Dispatcher {
 
     @Override
     boolean dispatch(ScheduledTask<?> task) {
-        if (!admit(task)) {
-            return false;
-        }
-        handOver(task);
-        return true;
-    }
-
-    /**
-     * Makes {@code task} one that waits here, as {@link #copyWaitingTo} and {@link #drainUnstartedTo} see it, before
-     * it is handed over; a {@link WorkerPool} that releases tasks here calls it under its lock, as it takes the task
-     * from its queue, so that the task is always in one of the two places that {@code shutdownNow} drains.
-     *
-     * @return false if the termination decision has closed this dispatcher
-     */
-    boolean admit(ScheduledTask<?> task) {
         synchronized (lock) {
             if (closed) {
                 return false;
             }
             waiting.add(task);
         }
-        return true;
-    }
-
-    /** Hands an admitted task to the executor; a refusal fails it, unless it was returned or taken meanwhile. */
-    void handOver(ScheduledTask<?> task) {
         try {
             executor.execute(new HandedOver(task));
         } catch (Throwable refused) {
@@ -97,6 +74,7 @@ final class ExternalDispatcher extends Dispatcher {
             }
             idleCheck();
         }
+        return true;
     }
 
     @Override

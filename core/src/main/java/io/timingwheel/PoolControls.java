@@ -12,14 +12,8 @@ import java.util.function.LongSupplier;
 final class PoolControls {
     private final PoolSettings settings;
 
-    /** The dispatcher if it is the own pool, which the settings size; null with an external executor. */
+    /** The dispatcher if it is the own pool; null with an external executor. */
     private final WorkerPool ownPool;
-
-    /**
-     * The executor's own threads that take due tasks: the own pool, or the releaser of a given executor's tasks
-     * ({@link WorkerPool#releasingTo}); null where the master hands them over itself (a virtual clock's).
-     */
-    private final WorkerPool workers;
 
     private final Dispatcher dispatcher;
     private final Lifecycle lifecycle;
@@ -33,16 +27,15 @@ final class PoolControls {
      */
     private volatile WorkerStarts workerStarts;
 
-    PoolControls(PoolSettings settings, WorkerPool ownPool, WorkerPool workers, Dispatcher dispatcher,
-                 Lifecycle lifecycle, LongSupplier pendingCount) {
+    PoolControls(PoolSettings settings, WorkerPool ownPool, Dispatcher dispatcher, Lifecycle lifecycle,
+                 LongSupplier pendingCount) {
         this.settings = settings;
         this.ownPool = ownPool;
-        this.workers = workers;
         this.dispatcher = dispatcher;
         this.lifecycle = lifecycle;
         this.pendingCount = pendingCount;
         // the given executor owns its threads
-        this.workerStarts = workers == null ? WorkerStarts.STARTED : WorkerStarts.STARTING;
+        this.workerStarts = ownPool == null ? WorkerStarts.STARTED : WorkerStarts.STARTING;
     }
 
     /**
@@ -66,8 +59,8 @@ final class PoolControls {
         STARTING {
             @Override
             void afterSchedule(PoolControls controls) {
-                controls.workers.prestart();
-                if (controls.workers.isFullyStarted()) {
+                controls.ownPool.prestart();
+                if (controls.ownPool.isFullyStarted()) {
                     controls.workerStarts = STARTED;
                 }
             }
@@ -86,28 +79,28 @@ final class PoolControls {
      * @return whether it yielded or paused
      */
     boolean publisherGivesWay(long now) {
-        return workers != null && workers.coreSharing.publisherGivesWay(now);
+        return ownPool != null && ownPool.coreSharing.publisherGivesWay(now);
     }
 
     /** @return whether a worker of the own pool is due to run now (see {@link CoreSharing#workerDue}) */
     boolean workerDue() {
-        return workers != null && workers.coreSharing.workerDue();
+        return ownPool != null && ownPool.coreSharing.workerDue();
     }
 
     /** @return whether the own pool's leader is overdue at {@code now} (see {@link CoreSharing#leaderOverdue}) */
     boolean leaderOverdue(long now) {
-        return workers != null && workers.coreSharing.leaderOverdue(now);
+        return ownPool != null && ownPool.coreSharing.leaderOverdue(now);
     }
 
     /** @return true if tasks wait for a worker that the thread factory failed to start */
     boolean workersStarved() {
-        return workers != null && workers.isStarved();
+        return ownPool != null && ownPool.isStarved();
     }
 
     /** Tries again to start a worker for the tasks that wait. */
     void retryWorkerStart() {
-        if (workers != null) {
-            workers.prestart();
+        if (ownPool != null) {
+            ownPool.prestart();
         }
     }
 

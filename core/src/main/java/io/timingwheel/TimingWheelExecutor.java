@@ -1044,10 +1044,8 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
         }
 
         /**
-         * Sets the factory for the executor's own threads that run no task: the master (default: a daemon thread named
-         * {@code timingwheel-N-master}; the workers keep the JVM alive as the JDK's do) and, with a
-         * {@link #workerExecutor}, the releaser ({@code timingwheel-N-releaser}). If it fails, the default is used:
-         * those threads always run.
+         * Sets the factory for the master thread (default: a daemon thread named {@code timingwheel-N-master}; the
+         * workers keep the JVM alive as the JDK's do). If it fails, the default is used: the master always runs.
          *
          * @param factory the factory
          * @return this builder
@@ -1086,12 +1084,9 @@ public class TimingWheelExecutor extends ScheduledThreadPoolExecutor implements 
 
         /**
          * Runs tasks on the given executor instead of the executor's own worker threads, for example
-         * {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21 and later. Two platform threads of the
-         * executor's own stay, both daemons made by the {@link #masterThreadFactory}: the master, and the releaser,
-         * which waits for each task's deadline as a worker would and hands the task to that executor when it falls
-         * due, in deadline order (a task due at once is handed over by its caller). A task handed over starts when a
-         * thread of that executor claims it; {@code shutdownNow()} returns those not yet claimed. The pool settings
-         * are only remembered. Shutting down the given executor is the caller's business.
+         * {@code Executors.newVirtualThreadPerTaskExecutor()} on Java 21 and later. The master stays one platform
+         * thread. A task handed over starts when a thread of that executor claims it; {@code shutdownNow()} returns
+         * those not yet claimed. Shutting down the given executor is the caller's business.
          *
          * @param executor where tasks run
          * @return this builder

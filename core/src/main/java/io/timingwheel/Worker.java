@@ -185,11 +185,6 @@ final class Worker implements Runnable {
             endRun(false);
             return;
         }
-        if (pool.releasesTo != null) {
-            pool.releasesTo.handOver(task); // admitted, not claimed: the given executor's thread runs it
-            endRun(false);
-            return;
-        }
         endRun(runClaimed(task, form, direct));
     }
 

@@ -2,7 +2,6 @@ package io.timingwheel;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
@@ -86,39 +85,13 @@ final class WorkerPool extends Dispatcher {
     private final OrderGate gate;
     private final PoolSettings settings;
 
-    /**
-     * The executor's given executor, if this pool's one worker releases due tasks to it (the releaser) instead of
-     * running them; else null. Read by the workers.
-     */
-    final ExternalDispatcher releasesTo;
-
     WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate, PoolSettings settings) {
-        this(executorName, host, runner, gate, settings, null);
-    }
-
-    /**
-     * A pool whose one worker, the releaser, hands due tasks to {@code releasesTo} as they fall due, in deadline order,
-     * instead of running them: the way of a given executor's tasks in real time. So they take the own pool's routes
-     * (straight, and handed over ahead by the master) and wait for their deadlines as its tasks do, with one thread
-     * that does nothing else; the master's drains never hold them, nor a slow hand-over to that executor the master.
-     * The counts, the running tasks and the waiting ones handed over are that dispatcher's. Its thread is made by
-     * {@code threadFactory}, once, with the first task, as the JDK's executor makes the worker that would hand the
-     * tasks over; the pool settings do not size it.
-     */
-    static WorkerPool releasingTo(ExternalDispatcher releasesTo, String executorName, DispatcherHost host,
-                                  TaskRunner runner, OrderGate gate, ThreadFactory threadFactory) {
-        return new WorkerPool(executorName, host, runner, gate, new PoolSettings(1, threadFactory), releasesTo);
-    }
-
-    private WorkerPool(String executorName, DispatcherHost host, TaskRunner runner, OrderGate gate,
-                       PoolSettings settings, ExternalDispatcher releasesTo) {
         super(host);
         this.runner = runner;
         this.gate = gate;
         this.settings = settings;
-        this.releasesTo = releasesTo;
         this.roster = new WorkerRoster(this, lock, settings, executorName);
-        this.due = new DueTasks(host, runner, roster, releasesTo);
+        this.due = new DueTasks(host, runner, roster);
         this.queue = due.queue;
         this.coreSharing = new CoreSharing(waits, roster, host);
         this.arrivals = new Arrivals(lock, queue, waits, host, new BooleanSupplier() { // not a lambda: see Lifecycle
@@ -491,9 +464,6 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     Figures figures() {
-        if (releasesTo != null) {
-            return releasesTo.figures();
-        }
         WorkerRoster.Counts counts = roster.counts();
         return new Figures(counts.size(), counts.largest(), counts.active(), counts.completed(), counts.failed(),
                 roster.lateness());
@@ -531,9 +501,6 @@ final class WorkerPool extends Dispatcher {
         } finally {
             lock.unlock();
         }
-        if (releasesTo != null) {
-            releasesTo.drainUnstartedTo(sink); // after the queue: a task released meanwhile is there by now
-        }
     }
 
     @Override
@@ -544,9 +511,6 @@ final class WorkerPool extends Dispatcher {
             due.copyPendingTo(sink);
         } finally {
             lock.unlock();
-        }
-        if (releasesTo != null) {
-            releasesTo.copyWaitingTo(sink);
         }
     }
 
@@ -574,12 +538,7 @@ final class WorkerPool extends Dispatcher {
             // running a task, the advancing one among them; a worker that is waiting, starting or between runs will.
             boolean nothingWaits = !duePending
                     || advancingRunsHere && roster.workerCount() <= active;
-            if (!(othersIdle && nothingWaits)) {
-                return -1;
-            }
-            // Released tasks join the given executor's waiting ones while the releaser is active, so a look here that
-            // found it idle, then one there, misses none of them.
-            return releasesTo != null ? releasesTo.idleRunsEnded(null) : roster.completedUnderPoolLock();
+            return othersIdle && nothingWaits ? roster.completedUnderPoolLock() : -1;
         } finally {
             lock.unlock();
         }
@@ -587,20 +546,12 @@ final class WorkerPool extends Dispatcher {
 
     @Override
     void copyRunningTo(List<ScheduledTask<?>> sink) {
-        if (releasesTo != null) {
-            releasesTo.copyRunningTo(sink); // the releaser runs no task
-        } else {
-            roster.copyRunningTo(sink);
-        }
+        roster.copyRunningTo(sink);
     }
 
     @Override
     void interruptWorkers() {
-        if (releasesTo != null) {
-            releasesTo.interruptWorkers();
-        } else {
-            roster.interruptAll();
-        }
+        roster.interruptAll();
     }
 
     @Override
@@ -621,12 +572,6 @@ final class WorkerPool extends Dispatcher {
                 // A publisher claimed a place since the look above and may not see closed: its task was accepted.
                 // (Claim, then read closed; write closed, then read the claims: one of the two sees the other.) It asks
                 // for the decision again once it has found the executor shut down (ExecutorCore.accept).
-                closed = false;
-                return Closing.BUSY;
-            }
-            // The released tasks still running or waiting on the given executor: none joins them now (the releaser is
-            // idle and nothing is left to release), so its own decision is the last one.
-            if (releasesTo != null && releasesTo.close(masterStillEmpty) == Closing.BUSY) {
                 closed = false;
                 return Closing.BUSY;
             }

@@ -28,8 +28,7 @@
  *       the shutdowns), which owns one part per job: {@code Lifecycle} (run state, policies, the one place where
  *       termination is decided), {@code MasterLoop} (the thread that owns the wheel), a {@code Dispatcher} where due
  *       tasks run, a hand-off and nothing else (a sealed type: the executor's own {@code WorkerPool}, or an
- *       {@code ExternalDispatcher} over a user's {@link java.util.concurrent.Executor}, in real time behind a
- *       {@code WorkerPool} that releases the tasks to it as they fall due), the {@code OrderGate} given
+ *       {@code ExternalDispatcher} over a user's {@link java.util.concurrent.Executor}), the {@code OrderGate} given
  *       to the master and the workers, {@code PoolSettings} (the JDK's pool settings, which only the own pool acts
  *       on) behind {@code PoolControls} (the JDK's pool methods), {@code PendingTasks} (what {@code getQueue()}
  *       sees), {@code Shutdowns} (the two shutdowns and the policies' setters), {@code PendingLimit},
@@ -132,16 +131,10 @@
  * own deadline, and a rejected task run by its handler waits for its deadline first: never early.
  *
  * <h3>The external executor</h3>
- * With {@code Builder.workerExecutor} due tasks run on a user's executor (virtual threads, say). In real time they
- * take the own pool's routes to a {@code WorkerPool} of one worker that runs none of them, the releaser
- * ({@code WorkerPool.releasingTo}): it waits for their deadlines as a worker does and, as one falls due, moves it,
- * still pending, into the {@code ExternalDispatcher}'s waiting tasks under the pool's lock and hands it to the user's
- * executor; a task due at once goes to the {@code ExternalDispatcher} on its caller's thread. With a virtual clock the
- * master hands them to the {@code ExternalDispatcher} itself, at the clock's time. A task handed over waits there
- * until a thread of that executor claims it, the same CAS that {@code shutdownNow} races with; a thread that finds the
- * executor stopping leaves its task for {@code shutdownNow} to return, which drains the releaser's queue and then the
- * waiting tasks. The pool settings are only remembered then, for the getters (the executor keeps them; the releaser
- * has its own, one thread, made by the master's factory).
+ * With {@code Builder.workerExecutor} due tasks run on a user's executor (virtual threads, say). A task handed over
+ * waits there until a thread of that executor claims it, the same CAS that {@code shutdownNow} races with; a thread
+ * that finds the executor stopping leaves its task for {@code shutdownNow} to return. The pool settings are only
+ * remembered then, for the getters (the executor keeps them; no dispatcher reads them).
  *
  * <h3>The virtual clock</h3>
  * With {@code Builder.clock} the executor's {@code Clock} reads a {@code VirtualClock} that a test moves. Three things

@@ -134,46 +134,6 @@ public class ScheduleVersusShutdownNowStress {
         }
     }
 
-    /**
-     * Race site: {@code DueTasks.claimFor} for a pool that releases its tasks to a given executor, and
-     * {@code WorkerPool.drainUnstartedTo} ("a task, still pending, joins that executor's waiting tasks under this lock,
-     * so that shutdownNow, which drains this queue and then those, finds it in one of the two"): the releaser takes a
-     * task due now from its queue and hands it to the given executor (here the releaser's own thread runs it at once)
-     * while {@code shutdownNow} drains the queue and then the tasks handed over and not started.
-     *
-     * <p>Result: as the outer test's.
-     */
-    @JCStressTest
-    @Description("schedule(task, 1 ns) against shutdownNow() on a real executor that releases its tasks to another")
-    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "accepted and run before the stop")
-    @Outcome(id = "1, 2", expect = ACCEPTABLE, desc = "accepted and returned by shutdownNow, never run")
-    @Outcome(id = "0, -1", expect = ACCEPTABLE, desc = "rejected through the handler")
-    @Outcome(id = "1, 3", expect = FORBIDDEN, desc = "run and returned")
-    @Outcome(id = "1, 4", expect = FORBIDDEN, desc = "cancelled by the stop instead of returned")
-    @Outcome(id = "0, 5", expect = FORBIDDEN, desc = "rejected, yet returned by shutdownNow")
-    @Outcome(id = "1, 0", expect = FORBIDDEN, desc = "lost: neither run nor returned, not done")
-    @Outcome(id = ".*, 9", expect = FORBIDDEN, desc = "the executor never terminated")
-    @Outcome(expect = FORBIDDEN, desc = "any other outcome")
-    @State
-    public static class ReleasedToAnotherExecutor {
-        private final Race race = new Race(TimingWheelExecutor.builder().workerExecutor(Runnable::run).build());
-
-        @Actor
-        public void producer(II_Result r) {
-            r.r1 = race.schedule(1);
-        }
-
-        @Actor
-        public void shutdownNow() {
-            race.shutdownNow();
-        }
-
-        @Arbiter
-        public void arbiter(II_Result r) {
-            r.r2 = race.fate();
-        }
-    }
-
     /** A real executor, a task scheduled on it and a {@code shutdownNow}, and what became of the task. */
     static final class Race {
         private final TimingWheelExecutor executor;
@@ -181,17 +141,13 @@ public class ScheduleVersusShutdownNowStress {
         private ScheduledFuture<?> future;
         private volatile List<Runnable> returned;
 
-        Race() {
-            this(new TimingWheelExecutor(1));
-        }
-
         /**
          * The master and a worker are started by a first task, run to its end, so that the producer's schedule is
          * only its publish and re-read, as long as shutdownNow's stop: without it, nearly every schedule came after
          * the stop.
          */
-        Race(TimingWheelExecutor fresh) {
-            executor = fresh;
+        Race() {
+            executor = new TimingWheelExecutor(1);
             try {
                 executor.schedule(() -> { }, 1, TimeUnit.NANOSECONDS).get();
             } catch (InterruptedException | ExecutionException e) {
@@ -199,14 +155,13 @@ public class ScheduleVersusShutdownNowStress {
             }
         }
 
-        /** A race for a second task on the executor of {@code first}, started already. */
-        private Race(Race first) {
-            this.executor = first.executor;
+        private Race(TimingWheelExecutor executor) {
+            this.executor = executor;
         }
 
         /** @return a race for a second task on this one's executor, started already */
         Race sharingItsExecutor() {
-            return new Race(this);
+            return new Race(executor);
         }
 
         /** @return 1 if the task was accepted, 0 if rejected */
